@@ -1,8 +1,30 @@
-#![cfg_attr(target_os = "cuda", no_std, feature(register_attr, asm, asm_experimental_arch), register_attr(nvvm_internal))]
-use cuda_std::prelude::*;
+//! The GPU side of the library: `no_std` kernels that `build.rs` compiles to PTX with
+//! rustc_codegen_nvvm, and the constants the host shares with them ([`config`]).
+//!
+//! Layering follows CUB: per-thread loads and folds ([`thread`]), warp shuffles ([`warp`]),
+//! block reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`sgemv`]).
+#![cfg_attr(
+    target_os = "cuda",
+    no_std,
+    feature(register_attr, asm, asm_experimental_arch),
+    register_attr(nvvm_internal)
+)]
+// Kernels take `&[T]` for inputs, as rust-cuda's examples do; the host passes (pointer, length).
+#![allow(improper_ctypes_definitions, clippy::missing_safety_doc)]
 
-#[kernel]
-pub unsafe fn probe(x: &[f32], out: *mut f32) {
-    let i = thread::index_1d() as usize;
-    if i < x.len() { *out.add(i) = x[i] * 2.0; }
-}
+pub mod config;
+
+#[cfg(target_os = "cuda")]
+pub mod block;
+#[cfg(target_os = "cuda")]
+pub mod ops;
+#[cfg(target_os = "cuda")]
+pub mod reduce;
+#[cfg(target_os = "cuda")]
+pub mod sgemv;
+#[cfg(target_os = "cuda")]
+pub mod thread;
+#[cfg(target_os = "cuda")]
+pub mod typed;
+#[cfg(target_os = "cuda")]
+pub mod warp;

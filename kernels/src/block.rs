@@ -1,0 +1,88 @@
+//! Block level: a shuffle-based block reduction and the ways blocks hand on their result.
+use crate::config::{finish, WARP_SIZE};
+use crate::ops::{AtomicAdd, ReduceOp};
+use crate::warp;
+use core::ptr::{read_volatile, write_volatile};
+use core::sync::atomic::Ordering;
+use cuda_std::thread::{block_dim_x, block_idx_x, device_fence, grid_dim_x, sync_threads, thread_idx_x};
+
+/// Reduces one value per thread over the block: warp shuffles, one value per warp in shared
+/// memory, then warp 0 folds those. The result is valid in warp 0 (thread 0 writes it out).
+/// The fold order is fixed, so the result is deterministic. Every thread must call it.
+#[inline(always)]
+pub unsafe fn reduce<O: ReduceOp>(v: O::Acc) -> O::Acc {
+    // 32 warps × at most 16 bytes (a MinMax<f64>).
+    let scratch = cuda_std::shared_array![u64; 64] as *mut O::Acc;
+    let tid = thread_idx_x();
+    let (w, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
+    let warp_value = warp::reduce::<O>(v);
+    sync_threads(); // a previous call may still be reading the scratch
+    if lane == 0 {
+        *scratch.add(w as usize) = warp_value;
+    }
+    sync_threads();
+    let mut r = O::identity();
+    if w == 0 {
+        if lane < (block_dim_x() + WARP_SIZE - 1) / WARP_SIZE {
+            r = *scratch.add(lane as usize);
+        }
+        r = warp::reduce::<O>(r);
+    }
+    r
+}
+
+/// Folds `values[tid], values[tid + blockDim], …` per thread, then over the block: a
+/// fixed-order (deterministic) reduction of a short array by one block. `volatile` reads,
+/// since other blocks of this grid may have just written them.
+#[inline(always)]
+pub unsafe fn reduce_array<O: ReduceOp>(values: *const O::Acc, len: usize) -> O::Acc {
+    let mut acc = O::identity();
+    let mut i = thread_idx_x() as usize;
+    while i < len {
+        acc = O::combine(acc, read_volatile(values.add(i)));
+        i += block_dim_x() as usize;
+    }
+    reduce::<O>(acc)
+}
+
+/// `finish::LAST_BLOCK`: every block stores its value (valid in thread 0) to `partials`, takes
+/// a ticket, and the last block folds all partials in block order into `out[0]`, then resets
+/// `counter` to 0 for the next launch. One launch, deterministic.
+#[inline(always)]
+pub unsafe fn finish_last_block<O: ReduceOp>(v: O::Acc, partials: *mut O::Acc, counter: *mut u32, out: *mut O::Acc) {
+    let is_last = cuda_std::shared_array![u32; 1];
+    let grid = grid_dim_x();
+    if thread_idx_x() == 0 {
+        write_volatile(partials.add(block_idx_x() as usize), v);
+        device_fence();
+        let ticket = cuda_std::atomic::mid::atomic_fetch_add_u32_device(counter, Ordering::Relaxed, 1);
+        *is_last = (ticket == grid - 1) as u32;
+    }
+    sync_threads();
+    if *is_last != 0 {
+        device_fence();
+        let total = reduce_array::<O>(partials, grid as usize);
+        if thread_idx_x() == 0 {
+            *out = total;
+            write_volatile(counter, 0);
+        }
+    }
+}
+
+/// Hands the block's value (valid in thread 0) on as `mode` says (see [`finish`]).
+#[inline(always)]
+pub unsafe fn emit<O: AtomicAdd>(v: O::Acc, mode: u32, partials: *mut O::Acc, counter: *mut u32, out: *mut O::Acc) {
+    match mode {
+        finish::ATOMIC => {
+            if thread_idx_x() == 0 {
+                O::atomic_add(out, v);
+            }
+        }
+        finish::LAST_BLOCK => finish_last_block::<O>(v, partials, counter, out),
+        _ => {
+            if thread_idx_x() == 0 {
+                *partials.add(block_idx_x() as usize) = v;
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! Tuning constants and launch conventions shared by kernels and host. The host reads them
+//! from here; nothing in this file is repeated on the host side.
+
+/// Threads in a warp.
+pub const WARP_SIZE: u32 = 32;
+/// Largest block any kernel is launched with; static shared arrays are sized for it.
+pub const MAX_BLOCK: u32 = 1024;
+/// Block sizes the reduction ladder is instantiated for (const generics, one entry point each).
+pub const LADDER_BLOCKS: [u32; 4] = [128, 256, 512, 1024];
+
+/// Bytes one vector load moves (`ld.global.nc.v4.u32`).
+pub const VECTOR_BYTES: usize = 16;
+/// Vector loads each thread keeps in flight per iteration in the vectorized kernels.
+pub const VECTOR_UNROLL: u32 = 4;
+/// Block size of the vectorized (fast-path) reductions, typed and f32/i32.
+pub const FAST_BLOCK: u32 = 512;
+/// Block size of the second-pass kernel that folds per-block partials.
+pub const FINISH_BLOCK: u32 = 1024;
+
+/// How a reduction kernel combines the result of each block (`mode` argument).
+pub mod finish {
+    /// Block `b` writes its value to `partials[b]`; a second pass or the host folds them.
+    pub const PARTIALS: u32 = 0;
+    /// Every block atomically adds its value into `out[0]` (not deterministic for floats).
+    pub const ATOMIC: u32 = 1;
+    /// Blocks write partials; the last block to finish (atomic ticket on `counter`) folds them
+    /// in a fixed order and writes `out[0]`: one launch, deterministic. Resets `counter` to 0.
+    pub const LAST_BLOCK: u32 = 2;
+}
+
+/// Steps of the reduction ladder, in order; entry points are `reduce_{step}_{type}_b{block}`.
+pub const LADDER_STEPS: [&str; 11] = [
+    "interleaved_divergent",
+    "interleaved_mask",
+    "interleaved_strided",
+    "sequential",
+    "first_add",
+    "unrolled_warp",
+    "complete_unroll",
+    "global_stride",
+    "local_stride",
+    "warp_shuffle",
+    "vectorized",
+];
+/// Element types the ladder is instantiated for.
+pub const LADDER_TYPES: [&str; 2] = ["f32", "i32"];
+
+/// Operations of the typed reductions; entry points are `{op}_{type}`, plus `sum_f32_f64acc`.
+pub const TYPED_OPS: [&str; 4] = ["sum", "min", "max", "minmax"];
+/// Element types of the typed reductions.
+pub const TYPED_TYPES: [&str; 8] = ["u8", "i8", "u16", "i16", "i32", "u32", "f32", "f64"];
+
+/// Threads per block of every sgemv kernel except block-per-row.
+pub const SGEMV_BLOCK: u32 = 256;
+/// Threads per block of the block-per-row sgemv kernel.
+pub const SGEMV_ROW_BLOCK: u32 = 256;
+/// Rows per warp of the segmented kernels (n ≤ 32 / rows): `sgemv_rows{R}`.
+pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
+/// Row groups each warp takes, with all their loads issued before any reduction.
+pub const SGEMV_ROW_UNROLL: u32 = 4;
+
+/// A (min, max) pair as the minmax kernels write it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MinMax<T> {
+    pub min: T,
+    pub max: T,
+}

@@ -1,0 +1,63 @@
+//! Thread level: vector loads and each thread's share of a device-wide reduction.
+use crate::config::{VECTOR_BYTES, VECTOR_UNROLL};
+use crate::ops::{Element, Fold};
+use cuda_std::thread::{block_dim_x, grid_dim_x, index_1d};
+
+/// One 16-byte read-only load (`ld.global.nc.v4.u32`). `p` must be 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load_v4(p: *const [u32; 4]) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("ld.global.nc.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];",
+         out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d, in(reg64) p as u64,
+         options(pure, readonly, nostack));
+    [a, b, c, d]
+}
+
+/// Global thread index and the number of threads in the grid.
+#[inline(always)]
+pub fn grid_position() -> (usize, usize) {
+    (index_1d() as usize, (grid_dim_x() * block_dim_x()) as usize)
+}
+
+/// This thread's fold of `input` with 16-byte vector loads and `VECTOR_UNROLL` loads in flight.
+///
+/// The slice may start anywhere: elements before the first 16-byte boundary (the head) and
+/// after the last whole vector (the tail) are read one by one by the first threads.
+/// Thread mapping: vector `i` goes to global thread `i mod (threads in grid)`, so adjacent
+/// threads read adjacent 16-byte vectors; the assignment is fixed, hence deterministic.
+#[inline(always)]
+pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
+    let n = input.len();
+    let base = input.as_ptr();
+    let misalign = base as usize % VECTOR_BYTES;
+    let head = if misalign == 0 { 0 } else { core::cmp::min((VECTOR_BYTES - misalign) / core::mem::size_of::<E>(), n) };
+    let nvec = (n - head) / E::PER_VEC;
+    let tail = head + nvec * E::PER_VEC;
+    let (gid, stride) = grid_position();
+    let mut acc = O::identity();
+    if gid < head {
+        acc = O::fold(acc, *base.add(gid));
+    }
+    if gid < n - tail {
+        acc = O::fold(acc, *base.add(tail + gid));
+    }
+    let vecs = base.add(head) as *const [u32; 4];
+    let unroll = VECTOR_UNROLL as usize;
+    let mut i = gid;
+    while i + (unroll - 1) * stride < nvec {
+        let v0 = load_v4(vecs.add(i));
+        let v1 = load_v4(vecs.add(i + stride));
+        let v2 = load_v4(vecs.add(i + 2 * stride));
+        let v3 = load_v4(vecs.add(i + 3 * stride));
+        acc = O::fold_vec(acc, &v0);
+        acc = O::fold_vec(acc, &v1);
+        acc = O::fold_vec(acc, &v2);
+        acc = O::fold_vec(acc, &v3);
+        i += unroll * stride;
+    }
+    while i < nvec {
+        acc = O::fold_vec(acc, &load_v4(vecs.add(i)));
+        i += stride;
+    }
+    acc
+}
