@@ -1,0 +1,17 @@
+//! Safe host API for the library's kernels, on `cust`: reductions and sgemv on a [`Gpu`].
+//!
+//! Inputs are `&DeviceSlice<T>`, outputs `&mut DeviceSlice<T>`; every entry point returns a
+//! [`Result`] with the one [`Error`] enum.
+pub mod error;
+pub mod gpu;
+pub mod reduce;
+pub mod sgemv;
+pub mod typed;
+
+pub use error::{Error, Result};
+pub use gpu::Gpu;
+pub use kernels::config;
+pub use reduce::{ladder_entry_point, Finish, LadderKernel, ReduceStrategy, SumElement};
+pub use sgemv::{validate_sgemv, SgemvKernel, SgemvOptions, SgemvShape};
+pub use typed::{typed_entry_point, TypedElement, TypedOp};
+pub use cust;

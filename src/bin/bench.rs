@@ -1,1 +1,154 @@
-fn main(){}
+//! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
+//! (median after warm-up), cold memory by rotating buffers larger than L2, and a
+//! device-to-device copy as the bandwidth reference. Prints markdown tables.
+//! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
+use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
+use cudakernels::timing::{gbps, median_ms};
+use cudakernels::{open, Finish, Gpu, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
+
+const REPS: usize = 30;
+const WARMUP: usize = 5;
+
+/// Enough buffers of `bytes` each that rotating through them misses L2 (4× its size).
+fn rotation(gpu: &Gpu, bytes: usize) -> usize {
+    ((4 * gpu.l2_bytes() + bytes - 1) / bytes).max(2)
+}
+
+fn buffers<T: DeviceCopy + Copy>(count: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<Vec<DeviceBuffer<T>>> {
+    let host: Vec<T> = (0..n).map(&fill).collect();
+    (0..count)
+        .map(|_| DeviceBuffer::from_slice(&host).map_err(|source| cudakernels::Error::Cuda { call: "cuMemcpyHtoD", source }))
+        .collect()
+}
+
+fn copy_bandwidth(gpu: &Gpu) -> Result<f64> {
+    let bytes = 1usize << 30;
+    let src = buffers(1, bytes, |i| i as u8)?;
+    let mut dst = buffers(1, bytes, |_| 0u8)?;
+    let ms = median_ms(gpu, WARMUP, REPS, |_| {
+        // SAFETY: both buffers live until the stream is synchronized inside median_ms.
+        unsafe { dst[0].async_copy_from(&src[0], gpu.stream()) }.map_err(|source| cudakernels::Error::Cuda { call: "cuMemcpyDtoDAsync", source })
+    })?;
+    let bw = gbps(2 * bytes, ms);
+    println!("\nDevice-to-device copy of 1 GiB: {:.1} µs, {:.0} GB/s (read + write)\n", ms * 1e3, bw);
+    Ok(bw)
+}
+
+fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    for &log_n in [20usize, 24, 28].iter() {
+        let n = 1usize << log_n;
+        let bufs = buffers(rotation(gpu, 4 * n), n, |i| (i % 7) as f32 - 3.0)?;
+        let mut out = DeviceBuffer::<f32>::zeroed(1).map_err(|source| cudakernels::Error::Cuda { call: "cuMemAlloc", source })?;
+        println!("### f32 sum, n = 2^{} ({} MiB, cold: {} buffers rotated)\n", log_n, 4 * n >> 20, bufs.len());
+        println!("| kernel | finish | block | grain | median µs | GB/s | % of copy | step speedup | cumulative |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+        let mut rows: Vec<(String, ReduceStrategy)> = LadderKernel::ALL
+            .iter()
+            .map(|&kernel| {
+                let grain = match kernel {
+                    LadderKernel::GlobalStride | LadderKernel::LocalStride | LadderKernel::WarpShuffle => 16,
+                    _ => 1,
+                };
+                (format!("{:?}", kernel), ReduceStrategy::Ladder { kernel, finish: Finish::SecondPass, block: 256, grain })
+            })
+            .collect();
+        rows.push(("Auto".into(), ReduceStrategy::Auto));
+        let (mut first, mut prev) = (0.0, 0.0);
+        for (name, s) in rows {
+            let ms = median_ms(gpu, WARMUP, REPS, |i| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out, s).map(|_| ()))?;
+            let (_, finish, block, grain) = s.resolve();
+            if first == 0.0 {
+                first = ms;
+                prev = ms;
+            }
+            let bw = gbps(4 * n, ms);
+            println!(
+                "| {} | {:?} | {} | {} | {:.1} | {:.0} | {:.1}% | {:.2}× | {:.1}× |",
+                name, finish, block, grain, ms * 1e3, bw, 100.0 * bw / copy_bw, prev / ms, first / ms
+            );
+            prev = ms;
+        }
+        println!();
+    }
+    Ok(())
+}
+
+fn typed_row<T: TypedElement, F: Fn(usize) -> T>(gpu: &Gpu, copy_bw: f64, fill: F) -> Result<()> {
+    let bytes = 1usize << 28;
+    let n = bytes / std::mem::size_of::<T>();
+    let bufs = buffers(rotation(gpu, bytes), n, fill)?;
+    let mut out = buffers(1, 2, |_| T::default())?;
+    let mut sum_out = buffers(1, 1, |_| T::Sum::default())?;
+    for op in TypedOp::ALL.iter() {
+        let ms = median_ms(gpu, WARMUP, REPS, |i| {
+            let input = &bufs[i % bufs.len()];
+            match op {
+                TypedOp::Sum => gpu.sum_into(input, &mut sum_out[0]),
+                _ => gpu.reduce_into(*op, input, &mut out[0]),
+            }
+        })?;
+        let bw = gbps(bytes, ms);
+        println!("| {} | {} | {:.1} | {:.0} | {:.1}% |", T::NAME, op.name(), ms * 1e3, bw, 100.0 * bw / copy_bw);
+    }
+    Ok(())
+}
+
+fn typed_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    println!("### Typed reductions, 2^28 bytes per input (cold: rotated)\n");
+    println!("| type | op | median µs | GB/s | % of copy |");
+    println!("|---|---|---|---|---|");
+    typed_row::<u8, _>(gpu, copy_bw, |i| (i * 31 % 251) as u8)?;
+    typed_row::<i8, _>(gpu, copy_bw, |i| (i * 31 % 251) as i8)?;
+    typed_row::<u16, _>(gpu, copy_bw, |i| (i * 31 % 65521) as u16)?;
+    typed_row::<i16, _>(gpu, copy_bw, |i| (i * 31 % 65521) as i16)?;
+    typed_row::<i32, _>(gpu, copy_bw, |i| (i as i32).wrapping_mul(2654435761u32 as i32))?;
+    typed_row::<u32, _>(gpu, copy_bw, |i| (i as u32).wrapping_mul(2654435761))?;
+    typed_row::<f32, _>(gpu, copy_bw, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
+    typed_row::<f64, _>(gpu, copy_bw, |i| (i % 1000) as f64 * 0.5 - 250.0)?;
+    println!();
+    Ok(())
+}
+
+fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    println!("### sgemv y = A·x, A row-major m×n\n");
+    println!("| m | n | kernel | hot µs | hot GB/s | cold µs | cold GB/s | cold % of copy |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for &m in [16384usize, 1 << 20].iter() {
+        for &n in [16usize, 32, 128].iter() {
+            let bytes = 4 * (m * n + n + m);
+            let a = buffers(rotation(gpu, 4 * m * n), m * n, |i| ((i % 13) as f32 - 6.0) * 0.125)?;
+            let x = buffers(1, n, |i| (i % 5) as f32 * 0.25)?;
+            let mut y = buffers(1, m, |_| 0.0f32)?;
+            let opts = SgemvOptions::default();
+            let hot = median_ms(gpu, WARMUP, REPS, |_| gpu.sgemv(m, n, &a[0], &x[0], &mut y[0], opts))?;
+            let cold = median_ms(gpu, WARMUP, REPS, |i| gpu.sgemv(m, n, &a[i % a.len()], &x[0], &mut y[0], opts))?;
+            let shape = cudakernels::validate_sgemv(m, n, n, (a[0].as_device_ptr().as_raw(), m * n), (x[0].as_device_ptr().as_raw(), n), m)?;
+            println!(
+                "| {} | {} | {:?} | {:.1} | {:.0} | {:.1} | {:.0} | {:.1}% |",
+                m, n, SgemvKernel::choose(&shape), hot * 1e3, gbps(bytes, hot), cold * 1e3, gbps(bytes, cold), 100.0 * gbps(bytes, cold) / copy_bw
+            );
+        }
+    }
+    println!();
+    Ok(())
+}
+
+fn main() {
+    let gpu = match open() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("error: the benchmark needs a CUDA device: {}", e);
+            std::process::exit(1);
+        }
+    };
+    println!("## Benchmark on {} ({} SMs, L2 {} MiB)", gpu.name(), gpu.sm_count(), gpu.l2_bytes() >> 20);
+    let result = copy_bandwidth(&gpu).and_then(|bw| {
+        ladder_table(&gpu, bw)?;
+        typed_table(&gpu, bw)?;
+        sgemv_table(&gpu, bw)
+    });
+    if let Err(e) = result {
+        eprintln!("error: {}", e);
+        std::process::exit(1);
+    }
+}

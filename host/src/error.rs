@@ -1,0 +1,72 @@
+//! The one error type of the library.
+use cust::error::CudaError;
+use std::fmt;
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// No CUDA device (or no driver) could be found.
+    NoDevice,
+    /// A CUDA driver call failed.
+    Cuda { call: &'static str, source: CudaError },
+    /// The device ran out of memory for an allocation of `bytes`.
+    OutOfMemory { bytes: usize },
+    /// The operation has no value on an empty input (min, max, minmax).
+    Empty { op: &'static str },
+    /// A buffer's length does not fit the shape.
+    LengthMismatch { what: &'static str, expected: usize, actual: usize },
+    /// `lda` is smaller than the number of columns.
+    LeadingDimension { lda: usize, n: usize },
+    /// A buffer is not aligned as the chosen kernel needs.
+    Misaligned { what: &'static str, required: usize, address: u64 },
+    /// The chosen kernel or option does not support this input.
+    Unsupported { what: String },
+    /// A length is beyond what the kernels index (32-bit counts).
+    TooLarge { what: &'static str, len: usize, max: usize },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoDevice => write!(f, "no CUDA device was found"),
+            Error::Cuda { call, source } => write!(f, "CUDA call {} failed: {}", call, source),
+            Error::OutOfMemory { bytes } => write!(f, "out of device memory allocating {} bytes", bytes),
+            Error::Empty { op } => write!(f, "{} of an empty input is undefined", op),
+            Error::LengthMismatch { what, expected, actual } => {
+                write!(f, "{} has length {}, expected {}", what, actual, expected)
+            }
+            Error::LeadingDimension { lda, n } => write!(f, "lda = {} is smaller than n = {}", lda, n),
+            Error::Misaligned { what, required, address } => {
+                write!(f, "{} at {:#x} is not {}-byte aligned", what, address, required)
+            }
+            Error::Unsupported { what } => write!(f, "unsupported: {}", what),
+            Error::TooLarge { what, len, max } => write!(f, "{} = {} exceeds the maximum {}", what, len, max),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Attaches the driver call's name to a `cust` result.
+pub(crate) trait Check<T> {
+    fn check(self, call: &'static str) -> Result<T>;
+}
+
+impl<T> Check<T> for std::result::Result<T, CudaError> {
+    fn check(self, call: &'static str) -> Result<T> {
+        self.map_err(|source| match source {
+            CudaError::NoDevice => Error::NoDevice,
+            source => Error::Cuda { call, source },
+        })
+    }
+}
+
+/// Allocates `len` elements, reporting out-of-memory with the size asked for.
+pub(crate) fn alloc<T: cust::memory::DeviceCopy>(len: usize) -> Result<cust::memory::DeviceBuffer<T>> {
+    // SAFETY: every buffer allocated here is written by a kernel or a copy before it is read.
+    unsafe { cust::memory::DeviceBuffer::uninitialized(len) }.map_err(|e| match e {
+        CudaError::OutOfMemory => Error::OutOfMemory { bytes: len * std::mem::size_of::<T>() },
+        source => Error::Cuda { call: "cuMemAlloc", source },
+    })
+}

@@ -1,0 +1,137 @@
+//! The device handle: context, module (the PTX, loaded once), stream and scratch space.
+use crate::error::{alloc, Check, Error, Result};
+use cust::context::{Context, CurrentContext};
+use cust::device::{Device, DeviceAttribute};
+use cust::function::{BlockSize, GridSize};
+use cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::module::Module;
+use cust::stream::{Stream, StreamFlags};
+use std::cell::RefCell;
+
+/// Per-`Gpu` scratch: per-block partials (grown on demand) and the zeroed ticket counter of
+/// the single-launch reductions. Used in stream order only.
+pub(crate) struct Workspace {
+    pub partials: DeviceBuffer<u64>,
+    pub counter: DeviceBuffer<u32>,
+}
+
+/// One CUDA device with the library's kernels loaded.
+///
+/// Entry points enqueue on the handle's stream; those that return host values wait for it.
+/// The handle is `Send` but not `Sync`: use one per thread (they share the device's primary
+/// context).
+pub struct Gpu {
+    pub(crate) module: Module,
+    pub(crate) stream: Stream,
+    pub(crate) workspace: RefCell<Workspace>,
+    name: String,
+    sm_count: u32,
+    max_threads_per_sm: u32,
+    l2_bytes: usize,
+    context: Context,
+}
+
+impl Gpu {
+    /// Opens device `ordinal` and loads `ptx`. `Error::NoDevice` where there is no device.
+    pub fn new(ptx: &str, ordinal: u32) -> Result<Gpu> {
+        cust::init(cust::CudaFlags::empty()).check("cuInit")?;
+        if Device::num_devices().check("cuDeviceGetCount")? <= ordinal {
+            return Err(Error::NoDevice);
+        }
+        let device = Device::get_device(ordinal).check("cuDeviceGet")?;
+        let context = Context::new(device).check("cuDevicePrimaryCtxRetain")?;
+        CurrentContext::set_current(&context).check("cuCtxSetCurrent")?;
+        let module = Module::from_ptx(ptx, &[]).check("cuModuleLoadData")?;
+        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).check("cuStreamCreate")?;
+        let attr = |a| device.get_attribute(a).check("cuDeviceGetAttribute");
+        let sm_count = attr(DeviceAttribute::MultiprocessorCount)? as u32;
+        let max_threads_per_sm = attr(DeviceAttribute::MaxThreadsPerMultiprocessor)? as u32;
+        let l2_bytes = attr(DeviceAttribute::L2CacheSize)? as usize;
+        let counter = DeviceBuffer::zeroed(1).check("cuMemAlloc")?;
+        let workspace = RefCell::new(Workspace { partials: alloc(1024)?, counter });
+        Ok(Gpu {
+            module,
+            stream,
+            workspace,
+            name: device.name().check("cuDeviceGetName")?,
+            sm_count,
+            max_threads_per_sm,
+            l2_bytes,
+            context,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn sm_count(&self) -> u32 {
+        self.sm_count
+    }
+    pub fn max_threads_per_sm(&self) -> u32 {
+        self.max_threads_per_sm
+    }
+    pub fn l2_bytes(&self) -> usize {
+        self.l2_bytes
+    }
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// Waits for everything enqueued on this handle's stream; reports kernel faults.
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream.synchronize().check("cuStreamSynchronize")
+    }
+
+    /// Makes this handle's context current on the calling thread.
+    pub(crate) fn bind(&self) -> Result<()> {
+        CurrentContext::set_current(&self.context).check("cuCtxSetCurrent")
+    }
+
+    /// Launches kernel `name` with the raw argument words `args` (each a `DeviceCopy` value).
+    pub(crate) fn launch(&self, name: &str, grid: u32, block: u32, args: &[&dyn KernelArg]) -> Result<()> {
+        let function = self.module.get_function(name).check("cuModuleGetFunction")?;
+        let ptrs: Vec<*mut std::ffi::c_void> = args.iter().map(|a| a.as_arg_ptr()).collect();
+        // SAFETY: the callers pass exactly the kernel's parameters, in order, with device
+        // pointers they validated; the launch result is checked, faults surface at the next sync.
+        unsafe { self.stream.launch(&function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs) }.check("cuLaunchKernel")
+    }
+
+    /// A device pointer to `bytes` of scratch for per-block partials, grown as needed.
+    pub(crate) fn partials(&self, bytes: usize) -> Result<u64> {
+        let mut ws = self.workspace.borrow_mut();
+        let words = (bytes + 7) / 8;
+        if ws.partials.len() < words {
+            self.synchronize()?; // the old buffer may still be in use by queued kernels
+            ws.partials = alloc(words.next_power_of_two())?;
+        }
+        Ok(ws.partials.as_device_ptr().as_raw())
+    }
+
+    pub(crate) fn counter(&self) -> u64 {
+        self.workspace.borrow().counter.as_device_ptr().as_raw()
+    }
+}
+
+/// A value passed to a kernel by address (cust's launch convention).
+pub(crate) trait KernelArg {
+    fn as_arg_ptr(&self) -> *mut std::ffi::c_void;
+}
+impl<T: DeviceCopy> KernelArg for T {
+    fn as_arg_ptr(&self) -> *mut std::ffi::c_void {
+        self as *const T as *mut std::ffi::c_void
+    }
+}
+
+/// The device address and length of a slice: how a kernel's `&[T]` parameter is passed.
+pub(crate) fn raw<T: DeviceCopy>(s: &DeviceSlice<T>) -> (u64, usize) {
+    (s.as_device_ptr().as_raw(), s.len())
+}
+
+/// Fails with `TooLarge` past the 32-bit element counts the kernels index with.
+pub(crate) fn check_len(what: &'static str, len: usize) -> Result<()> {
+    let max = u32::MAX as usize;
+    if len > max {
+        return Err(Error::TooLarge { what, len, max });
+    }
+    Ok(())
+}

@@ -1,0 +1,213 @@
+//! Sum reductions over f32 and i32 with every step of the ladder selectable.
+use crate::error::{Check, Error, Result};
+use crate::gpu::{check_len, raw, Gpu};
+use cust::memory::{CopyDestination, DeviceCopy, DeviceSlice};
+use kernels::config::{finish, FAST_BLOCK, FINISH_BLOCK, LADDER_BLOCKS, LADDER_STEPS, VECTOR_BYTES};
+
+/// One step of the reduction ladder (see `kernels::reduce`), slowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LadderKernel {
+    InterleavedDivergent,
+    InterleavedMask,
+    InterleavedStrided,
+    Sequential,
+    FirstAdd,
+    UnrolledWarp,
+    CompleteUnroll,
+    GlobalStride,
+    LocalStride,
+    WarpShuffle,
+    Vectorized,
+}
+
+impl LadderKernel {
+    pub const ALL: [LadderKernel; 11] = [
+        LadderKernel::InterleavedDivergent,
+        LadderKernel::InterleavedMask,
+        LadderKernel::InterleavedStrided,
+        LadderKernel::Sequential,
+        LadderKernel::FirstAdd,
+        LadderKernel::UnrolledWarp,
+        LadderKernel::CompleteUnroll,
+        LadderKernel::GlobalStride,
+        LadderKernel::LocalStride,
+        LadderKernel::WarpShuffle,
+        LadderKernel::Vectorized,
+    ];
+
+    /// The step's name in the kernels' entry points (`kernels::config::LADDER_STEPS`).
+    pub fn step_name(self) -> &'static str {
+        LADDER_STEPS[self as usize]
+    }
+
+    /// Blocks to launch for `n` elements (the step's launch arithmetic).
+    pub fn grid(self, n: usize, block: u32, grain: u32, sm_count: u32, max_threads_per_sm: u32) -> u32 {
+        let b = block as usize;
+        let blocks = match self {
+            LadderKernel::InterleavedDivergent
+            | LadderKernel::InterleavedMask
+            | LadderKernel::InterleavedStrided
+            | LadderKernel::Sequential => div_ceil(n, b),
+            LadderKernel::FirstAdd | LadderKernel::UnrolledWarp | LadderKernel::CompleteUnroll => div_ceil(n, 2 * b),
+            LadderKernel::GlobalStride | LadderKernel::LocalStride | LadderKernel::WarpShuffle => {
+                div_ceil(n, b * grain as usize)
+            }
+            LadderKernel::Vectorized => {
+                let resident = sm_count as usize * (max_threads_per_sm / block).max(1) as usize;
+                div_ceil(n, b * (VECTOR_BYTES / 4)).min(resident)
+            }
+        };
+        blocks.max(1) as u32
+    }
+}
+
+/// How the blocks' results are combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Finish {
+    /// Blocks add atomically into the result: one launch, float results vary in the last bits.
+    Atomic,
+    /// Per-block partials, then a second deterministic kernel.
+    SecondPass,
+    /// Per-block partials copied back and summed on the host (f32 in f64).
+    Host,
+    /// The last block to finish folds the partials: one launch, deterministic.
+    LastBlock,
+}
+
+/// Which kernel computes a sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceStrategy {
+    /// The deterministic fast path: `Vectorized`, `LastBlock`, `FAST_BLOCK` threads.
+    Auto,
+    /// An explicit ladder step, finish, block size (`LADDER_BLOCKS`) and grain (≥ 1).
+    Ladder { kernel: LadderKernel, finish: Finish, block: u32, grain: u32 },
+}
+
+impl Default for ReduceStrategy {
+    fn default() -> Self {
+        ReduceStrategy::Auto
+    }
+}
+
+impl ReduceStrategy {
+    /// The explicit strategy `Auto` stands for.
+    pub fn resolve(self) -> (LadderKernel, Finish, u32, u32) {
+        match self {
+            ReduceStrategy::Auto => (LadderKernel::Vectorized, Finish::LastBlock, FAST_BLOCK, 1),
+            ReduceStrategy::Ladder { kernel, finish, block, grain } => (kernel, finish, block, grain),
+        }
+    }
+
+    /// Checks the block size and grain.
+    pub fn validate(self) -> Result<()> {
+        let (_, _, block, grain) = self.resolve();
+        if !LADDER_BLOCKS.contains(&block) {
+            return Err(Error::Unsupported { what: format!("block size {} (the ladder has {:?})", block, LADDER_BLOCKS) });
+        }
+        if grain == 0 {
+            return Err(Error::Unsupported { what: "grain 0 (elements per thread must be at least 1)".into() });
+        }
+        Ok(())
+    }
+}
+
+fn div_ceil(a: usize, b: usize) -> usize {
+    (a + b - 1) / b
+}
+
+/// Element types the ladder is built for.
+pub trait SumElement: DeviceCopy + bytemuck::Zeroable + Default + std::fmt::Debug {
+    const NAME: &'static str;
+    /// Folds per-block partials on the host (f32 through f64; i32 wrapping, as on the device).
+    fn host_sum(partials: &[Self]) -> Self;
+}
+impl SumElement for f32 {
+    const NAME: &'static str = "f32";
+    fn host_sum(partials: &[f32]) -> f32 {
+        partials.iter().map(|&v| v as f64).sum::<f64>() as f32
+    }
+}
+impl SumElement for i32 {
+    const NAME: &'static str = "i32";
+    fn host_sum(partials: &[i32]) -> i32 {
+        partials.iter().fold(0i32, |a, &b| a.wrapping_add(b))
+    }
+}
+
+/// The entry point of a ladder instance.
+pub fn ladder_entry_point<T: SumElement>(kernel: LadderKernel, block: u32) -> String {
+    format!("reduce_{}_{}_b{}", kernel.step_name(), T::NAME, block)
+}
+
+impl Gpu {
+    /// Sum of `input` (0 for empty input). i32 sums wrap on overflow.
+    pub fn reduce_sum<T: SumElement>(&self, input: &DeviceSlice<T>, strategy: ReduceStrategy) -> Result<T> {
+        let mut out = crate::error::alloc::<T>(1)?;
+        if let Some(v) = self.reduce_sum_into(input, &mut out, strategy)? {
+            return Ok(v);
+        }
+        let mut host = [T::default()];
+        out.copy_to(&mut host[..]).check("cuMemcpyDtoH")?;
+        Ok(host[0])
+    }
+
+    /// Enqueues the sum of `input` into `out[0]` without waiting, except with `Finish::Host`,
+    /// which waits and returns the value (and leaves `out` unwritten).
+    pub fn reduce_sum_into<T: SumElement>(
+        &self,
+        input: &DeviceSlice<T>,
+        out: &mut DeviceSlice<T>,
+        strategy: ReduceStrategy,
+    ) -> Result<Option<T>> {
+        strategy.validate()?;
+        if out.is_empty() {
+            return Err(Error::LengthMismatch { what: "out", expected: 1, actual: 0 });
+        }
+        check_len("input length", input.len())?;
+        self.bind()?;
+        let (kernel, fin, block, grain) = strategy.resolve();
+        let n = input.len();
+        let out_ptr = out.as_device_ptr().as_raw();
+        if n == 0 {
+            if fin == Finish::Host {
+                return Ok(Some(T::default()));
+            }
+            // SAFETY: out is a live device slice of at least one element.
+            unsafe { out.index(..1).set_zero_async(&self.stream) }.check("cuMemsetD8Async")?;
+            return Ok(None);
+        }
+        let grid = kernel.grid(n, block, grain, self.sm_count(), self.max_threads_per_sm());
+        let partials = self.partials(grid as usize * std::mem::size_of::<T>())?;
+        let counter = self.counter();
+        let mode = match fin {
+            Finish::Atomic => finish::ATOMIC,
+            Finish::LastBlock => finish::LAST_BLOCK,
+            Finish::SecondPass | Finish::Host => finish::PARTIALS,
+        };
+        if fin == Finish::Atomic {
+            // SAFETY: as above.
+            unsafe { out.index(..1).set_zero_async(&self.stream) }.check("cuMemsetD8Async")?;
+        }
+        let (ptr, len) = raw(input);
+        let name = ladder_entry_point::<T>(kernel, block);
+        self.launch(&name, grid, block, &[&ptr, &len, &grain, &mode, &partials, &counter, &out_ptr])?;
+        match fin {
+            Finish::SecondPass => {
+                let name = format!("reduce_finish_{}", T::NAME);
+                self.launch(&name, 1, FINISH_BLOCK, &[&partials, &(grid as usize), &out_ptr])?;
+                Ok(None)
+            }
+            Finish::Host => {
+                let mut host = vec![T::default(); grid as usize];
+                // SAFETY: the partials buffer holds at least `grid` elements of T, written above.
+                let slice = unsafe {
+                    DeviceSlice::from_raw_parts(cust::memory::DevicePointer::<T>::from_raw(partials), grid as usize)
+                };
+                self.synchronize()?;
+                slice.copy_to(&mut host[..]).check("cuMemcpyDtoH")?;
+                Ok(Some(T::host_sum(&host)))
+            }
+            Finish::Atomic | Finish::LastBlock => Ok(None),
+        }
+    }
+}

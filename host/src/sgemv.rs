@@ -1,0 +1,183 @@
+//! sgemv: `y = alpha * A x + beta * y`, A row-major m×n with leading dimension `lda`.
+use crate::error::{Error, Result};
+use crate::gpu::{check_len, Gpu};
+use cust::memory::DeviceSlice;
+use kernels::config::{SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, VECTOR_BYTES, WARP_SIZE};
+
+/// Which sgemv kernel runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SgemvKernel {
+    /// Picks by n and alignment (see [`SgemvKernel::choose`]).
+    Auto,
+    /// n ≤ 32: one warp per row, one column per lane.
+    N32,
+    /// n ≤ 128, n % 4 == 0: one warp per row, one float4 per lane (aligned A and x, lda % 4 == 0).
+    N128,
+    /// `rows` ∈ {2, 4, 8} rows per warp, n ≤ 32 / rows: segmented shuffle reduction.
+    RowsPerWarp(u32),
+    /// Any n, any alignment: one warp per row, scalar loads.
+    WarpScalar,
+    /// Any n: one warp per row, float4 loads (aligned A and x, lda % 4 == 0).
+    WarpVec4,
+    /// Any n: one block per row, for wide matrices with few rows.
+    BlockPerRow,
+}
+
+impl Default for SgemvKernel {
+    fn default() -> Self {
+        SgemvKernel::Auto
+    }
+}
+
+/// Options of [`Gpu::sgemv`]; the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SgemvOptions {
+    pub alpha: f32,
+    pub beta: f32,
+    /// Leading dimension (elements between row starts); `None` means n.
+    pub lda: Option<usize>,
+    pub kernel: SgemvKernel,
+}
+
+impl Default for SgemvOptions {
+    fn default() -> Self {
+        SgemvOptions { alpha: 1.0, beta: 0.0, lda: None, kernel: SgemvKernel::Auto }
+    }
+}
+
+/// The shape and addresses of one sgemv call: what dispatch and validation look at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SgemvShape {
+    pub m: usize,
+    pub n: usize,
+    pub lda: usize,
+    pub a_addr: u64,
+    pub x_addr: u64,
+}
+
+impl SgemvShape {
+    /// A and x 16-byte aligned and every row start too (lda % 4 == 0).
+    pub fn vector_aligned(&self) -> bool {
+        let a = VECTOR_BYTES as u64;
+        self.a_addr % a == 0 && self.x_addr % a == 0 && self.lda % 4 == 0
+    }
+}
+
+impl SgemvKernel {
+    /// The kernel `Auto` picks: the specialized shapes first, vector loads when aligned,
+    /// a block per row when rows are few and wide.
+    pub fn choose(shape: &SgemvShape) -> SgemvKernel {
+        let n = shape.n;
+        match n {
+            0..=4 => SgemvKernel::RowsPerWarp(8),
+            5..=8 => SgemvKernel::RowsPerWarp(4),
+            9..=16 => SgemvKernel::RowsPerWarp(2),
+            17..=32 => SgemvKernel::N32,
+            _ if n <= 128 && n % 4 == 0 && shape.vector_aligned() => SgemvKernel::N128,
+            _ if n >= 2048 && shape.m <= 1024 => SgemvKernel::BlockPerRow,
+            _ if shape.vector_aligned() => SgemvKernel::WarpVec4,
+            _ => SgemvKernel::WarpScalar,
+        }
+    }
+
+    /// Checks that this (non-`Auto`) kernel handles `shape`.
+    pub fn validate(self, shape: &SgemvShape) -> Result<()> {
+        let unsupported = |what: String| Err(Error::Unsupported { what });
+        let needs_alignment = matches!(self, SgemvKernel::N128 | SgemvKernel::WarpVec4);
+        match self {
+            SgemvKernel::N32 if shape.n > 32 => return unsupported(format!("N32 with n = {} > 32", shape.n)),
+            SgemvKernel::N128 if shape.n > 128 || shape.n % 4 != 0 => {
+                return unsupported(format!("N128 with n = {} (needs n ≤ 128, n % 4 == 0)", shape.n))
+            }
+            SgemvKernel::RowsPerWarp(r) if !SGEMV_ROWS_PER_WARP.contains(&r) => {
+                return unsupported(format!("{} rows per warp (built for {:?})", r, SGEMV_ROWS_PER_WARP))
+            }
+            SgemvKernel::RowsPerWarp(r) if shape.n > (WARP_SIZE / r) as usize => {
+                return unsupported(format!("{} rows per warp with n = {} > {}", r, shape.n, WARP_SIZE / r))
+            }
+            _ => {}
+        }
+        if needs_alignment {
+            let required = VECTOR_BYTES;
+            if shape.a_addr % required as u64 != 0 {
+                return Err(Error::Misaligned { what: "A", required, address: shape.a_addr });
+            }
+            if shape.x_addr % required as u64 != 0 {
+                return Err(Error::Misaligned { what: "x", required, address: shape.x_addr });
+            }
+            if shape.lda % 4 != 0 {
+                return unsupported(format!("{:?} with lda = {} (needs lda % 4 == 0)", self, shape.lda));
+            }
+        }
+        Ok(())
+    }
+
+    /// Entry point, threads per block and blocks for `m` rows.
+    pub fn launch_config(self, m: usize) -> (String, u32, u32) {
+        let warps = (SGEMV_BLOCK / WARP_SIZE) as usize;
+        let k = SGEMV_ROW_UNROLL as usize;
+        let per_block = |rows_per_warp: usize| ((m + warps * rows_per_warp - 1) / (warps * rows_per_warp)).max(1) as u32;
+        match self {
+            SgemvKernel::N32 => ("sgemv_n32".into(), SGEMV_BLOCK, per_block(k)),
+            SgemvKernel::N128 => ("sgemv_n128".into(), SGEMV_BLOCK, per_block(k)),
+            SgemvKernel::RowsPerWarp(r) => (format!("sgemv_rows{}", r), SGEMV_BLOCK, per_block(k * r as usize)),
+            SgemvKernel::WarpScalar => ("sgemv_warp_scalar".into(), SGEMV_BLOCK, per_block(k)),
+            SgemvKernel::WarpVec4 => ("sgemv_warp_vec4".into(), SGEMV_BLOCK, per_block(k)),
+            SgemvKernel::BlockPerRow => ("sgemv_block_per_row".into(), SGEMV_ROW_BLOCK, m.max(1) as u32),
+            SgemvKernel::Auto => unreachable!("Auto is resolved by choose()"),
+        }
+    }
+}
+
+/// Checks lengths and `lda` of an sgemv call; returns the shape.
+pub fn validate_sgemv(m: usize, n: usize, lda: usize, a: (u64, usize), x: (u64, usize), y_len: usize) -> Result<SgemvShape> {
+    if lda < n {
+        return Err(Error::LeadingDimension { lda, n });
+    }
+    let a_needed = if m == 0 { 0 } else { (m - 1) * lda + n };
+    if a.1 < a_needed {
+        return Err(Error::LengthMismatch { what: "A", expected: a_needed, actual: a.1 });
+    }
+    if x.1 != n {
+        return Err(Error::LengthMismatch { what: "x", expected: n, actual: x.1 });
+    }
+    if y_len != m {
+        return Err(Error::LengthMismatch { what: "y", expected: m, actual: y_len });
+    }
+    check_len("m", m)?;
+    check_len("lda", lda)?;
+    Ok(SgemvShape { m, n, lda, a_addr: a.0, x_addr: x.0 })
+}
+
+impl Gpu {
+    /// Enqueues `y = alpha * A x + beta * y` (A row-major m×n, `opts.lda` ≥ n) without waiting.
+    /// m = 0 does nothing; n = 0 gives `y = beta * y`. With beta = 0, y is not read.
+    /// Errors: `LengthMismatch` (A shorter than (m-1)·lda+n, x ≠ n, y ≠ m), `LeadingDimension`,
+    /// `Unsupported`/`Misaligned` for a named kernel that cannot take the input.
+    pub fn sgemv(
+        &self,
+        m: usize,
+        n: usize,
+        a: &DeviceSlice<f32>,
+        x: &DeviceSlice<f32>,
+        y: &mut DeviceSlice<f32>,
+        opts: SgemvOptions,
+    ) -> Result<()> {
+        let lda = opts.lda.unwrap_or(n);
+        let (a_raw, x_raw) = (crate::gpu::raw(a), crate::gpu::raw(x));
+        let shape = validate_sgemv(m, n, lda, a_raw, x_raw, y.len())?;
+        if m == 0 {
+            return Ok(());
+        }
+        let kernel = match opts.kernel {
+            SgemvKernel::Auto => SgemvKernel::choose(&shape),
+            k => k,
+        };
+        kernel.validate(&shape)?;
+        self.bind()?;
+        let (name, block, grid) = kernel.launch_config(m);
+        let y_ptr = y.as_device_ptr().as_raw();
+        let (m32, n32, lda32) = (m as u32, n as u32, lda as u32);
+        self.launch(&name, grid, block, &[&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m32, &n32, &lda32, &opts.alpha, &opts.beta, &y_ptr])
+    }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Build a self-contained GPU test/bench bundle (no Rust toolchain needed to run it).
+# Usage (from the repo root, after scripts/setup.sh):  bash scripts/bundle.sh [OUTDIR]   (default: bundle)
+# Result: OUTDIR/{tests/*, bin/cudakernels, bin/bench, torch_peers.py, run.sh}
+# On the GPU machine:  cd OUTDIR && REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|bench|all]
+set -euo pipefail
+
+OUTDIR="${1:-bundle}"
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+rm -rf "$OUTDIR/tests" "$OUTDIR/bin"
+mkdir -p "$OUTDIR/tests" "$OUTDIR/bin"
+
+# Test binaries: compiler-artifact messages with profile.test and an executable.
+# Names: integration test -> <target name>; lib unit tests of package P -> unit_<P>;
+# bin unit tests -> unit_<bin>; on collision append _<package>.
+PICK_TESTS=$(cat <<'PY'
+import json, os, shutil, sys
+dest = sys.argv[1]
+used = set()
+def pkg_name(pid):
+    if " " in pid:                      # old cargo: "name 0.1.0 (path+file:///...)"
+        return pid.split()[0]
+    url, _, frag = pid.partition("#")   # new cargo: "path+file:///.../dir#[name@]0.1.0"
+    return frag.split("@")[0] if "@" in frag else url.rstrip("/").rsplit("/", 1)[-1]
+for line in sys.stdin:
+    line = line.strip()
+    if not line.startswith("{"):
+        continue
+    m = json.loads(line)
+    if m.get("reason") != "compiler-artifact" or not m.get("executable"):
+        continue
+    if not m.get("profile", {}).get("test"):
+        continue
+    t, pkg = m["target"], pkg_name(m["package_id"])
+    kinds = t.get("kind", [])
+    if any(k in ("lib", "rlib", "cdylib", "dylib", "staticlib", "proc-macro") for k in kinds):
+        name = "unit_" + pkg
+    elif "bin" in kinds:
+        name = "unit_" + t["name"]
+    else:
+        name = t["name"]
+    if name in used:
+        name = name + "_" + pkg
+    base, i = name, 2
+    while name in used:
+        name, i = "%s_%d" % (base, i), i + 1
+    used.add(name)
+    shutil.copy2(m["executable"], os.path.join(dest, name))
+    print("  test binary: %-24s <- %s" % (name, m["executable"]))
+PY
+)
+
+echo "== cargo test --release --workspace --no-run"
+cargo test --release --workspace --no-run --message-format=json | python3 -c "$PICK_TESTS" "$OUTDIR/tests"
+
+echo "== cargo build --release --bins"
+cargo build --release --bins
+cp "$TARGET_DIR/release/cudakernels" "$TARGET_DIR/release/bench" "$OUTDIR/bin/"
+
+cp scripts/torch_peers.py "$OUTDIR/"
+cp scripts/gpu_runner.sh "$OUTDIR/run.sh"
+chmod +x "$OUTDIR/run.sh" "$OUTDIR"/bin/* "$OUTDIR"/tests/*
+
+if command -v strip >/dev/null 2>&1; then
+    for f in "$OUTDIR"/bin/* "$OUTDIR"/tests/*; do strip "$f" 2>/dev/null || true; done
+else
+    echo "warning: strip not found, binaries left unstripped" >&2
+fi
+
+echo "== bundle ready:"
+ls -l "$OUTDIR" "$OUTDIR/bin" "$OUTDIR/tests"
+du -sh "$OUTDIR"

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# GPU-side runner for the bundle made by scripts/bundle.sh (copied there as run.sh).
+# Needs no Rust toolchain. Usage:  REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|bench|all]   (default: all)
+#   tests     every binary in tests/ with --test-threads=4; sums libtest "X passed; Y failed"
+#   sanitizer compute-sanitizer memcheck over bin/cudakernels and chosen GPU tests
+#   main      bin/cudakernels
+#   bench     bin/bench, then python3 torch_peers.py
+#   all       tests, sanitizer, main, bench
+# Always runs every requested stage; exits non-zero if anything failed.
+set -uo pipefail
+cd "$(dirname "$(readlink -f "$0")")"
+export REQUIRE_GPU="${REQUIRE_GPU:-}"
+
+MODE="${1:-all}"
+case "$MODE" in
+    all) STAGES="tests sanitizer main bench" ;;
+    tests|sanitizer|main|bench) STAGES="$MODE" ;;
+    *) echo "usage: $0 [tests|sanitizer|main|bench|all]" >&2; exit 2 ;;
+esac
+
+FAILED=0          # any failure anywhere -> non-zero exit
+SUMMARY=()        # one line per stage/binary, printed at the end
+
+hdr() { printf '\n======== %s ========\n' "$*"; }
+note() { SUMMARY+=("$1: $2"); [ "$2" = PASS ] || FAILED=1; }
+
+stage_tests() {
+    local total_pass=0 total_fail=0 b name log rc p f results=()
+    log=$(mktemp)
+    for b in tests/*; do
+        [ -f "$b" ] && [ -x "$b" ] || continue
+        name=$(basename "$b")
+        hdr "test binary: $name"
+        "./$b" --test-threads=4 2>&1 | tee "$log"
+        rc=${PIPESTATUS[0]}
+        # libtest: "test result: ok. X passed; Y failed; ..."
+        read -r p f < <(sed -nE 's/^test result: [A-Za-z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$log" |
+                        awk '{p+=$1; f+=$2; n++} END {if (n) print p, f; else print "-", "-"}')
+        if [ "$p" = "-" ]; then
+            p=0; f=1
+            echo "!! $name exited with status $rc and no libtest summary (counted as 1 failed)"
+        fi
+        total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+        if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ]; then
+            results+=("PASS  $name ($p passed)")
+        else
+            results+=("FAIL  $name ($p passed, $f failed, exit $rc)"); FAILED=1
+        fi
+    done
+    rm -f "$log"
+    hdr "test results"
+    [ ${#results[@]} -gt 0 ] || { echo "no test binaries found in tests/"; total_fail=1; FAILED=1; }
+    printf '%s\n' "${results[@]}"
+    echo "$total_pass passed, $total_fail failed"
+    SUMMARY+=("tests: $total_pass passed, $total_fail failed")
+}
+
+find_sanitizer() {
+    local c
+    if command -v compute-sanitizer >/dev/null 2>&1; then command -v compute-sanitizer; return 0; fi
+    for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda*/bin/compute-sanitizer \
+             /opt/nvidia/*/compute-sanitizer /opt/nvidia/*/compute-sanitizer/compute-sanitizer; do
+        [ -f "$c" ] && [ -x "$c" ] && { echo "$c"; return 0; }
+    done
+    return 1
+}
+
+stage_sanitizer() {
+    local cs t
+    hdr "compute-sanitizer memcheck"
+    if ! cs=$(find_sanitizer); then
+        echo "!! compute-sanitizer not found (PATH, /usr/local/cuda*/bin, /opt/nvidia/*): sanitizer stage FAILED"
+        note "sanitizer" "FAIL (compute-sanitizer not found)"
+        return
+    fi
+    echo "using $cs"
+    hdr "sanitizer: bin/cudakernels"
+    if "$cs" --tool memcheck --error-exitcode 99 ./bin/cudakernels; then note "sanitizer bin/cudakernels" PASS
+    else note "sanitizer bin/cudakernels" "FAIL (exit $?)"; fi
+    # Tests chosen to cover every kernel family at moderate sizes (memcheck is slow).
+    for t in "gpu_sgemv alpha_beta_lda_and_offset_views" "gpu_sgemv empty_shapes_and_bad_input" \
+             "gpu_typed typed_u8" "gpu_typed typed_f64" "gpu_typed signed_zeros_order_and_all_nan" \
+             "gpu_reduce reduce_into_writes_the_output_and_checks_it" "gpu_reduce auto_is_deterministic_and_second_pass_agrees"; do
+        set -- $t
+        [ -x "tests/$1" ] || { echo "(tests/$1 not in bundle, skipped)"; continue; }
+        hdr "sanitizer: tests/$1 $2"
+        if "$cs" --tool memcheck --error-exitcode 99 "./tests/$1" --exact "$2" --test-threads=1; then note "sanitizer $1 $2" PASS
+        else note "sanitizer $1 $2" "FAIL (exit $?)"; fi
+    done
+}
+
+stage_main() {
+    hdr "main: bin/cudakernels"
+    if ./bin/cudakernels; then note "main" PASS; else note "main" "FAIL (exit $?)"; fi
+}
+
+stage_bench() {
+    hdr "bench: bin/bench"
+    if ./bin/bench; then note "bench" PASS; else note "bench" "FAIL (exit $?)"; fi
+    hdr "bench: torch_peers.py"
+    if PYTHONUNBUFFERED=1 python3 torch_peers.py; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
+}
+
+if command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+else
+    echo "(nvidia-smi not available)"
+fi
+
+for s in $STAGES; do "stage_$s"; done
+
+hdr "summary ($MODE)"
+printf '%s\n' "${SUMMARY[@]}"
+[ "$FAILED" -eq 0 ] && echo "ALL OK" || echo "SOME STAGES FAILED"
+exit "$FAILED"

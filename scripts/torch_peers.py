@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv).
+
+Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick]
+
+Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
+"hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
+exceeds 4x L2 (just 2 inputs when one alone is larger than L2). GB/s = bytes / time
+(copy counts read+write). Peak GPU memory stays around 2.1 GiB.
+"""
+import argparse
+import datetime
+import math
+import statistics
+
+import torch
+
+MiB, GiB = 1 << 20, 1 << 30
+
+
+def time_median(fn, inputs, reps, warmup):
+    """Median µs of fn(*inputs[i % len(inputs)]), each repetition with its own events."""
+    for i in range(warmup):
+        fn(*inputs[i % len(inputs)])
+    torch.cuda.synchronize()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(reps)]
+    for i, (start, end) in enumerate(events):
+        args = inputs[(warmup + i) % len(inputs)]
+        start.record()
+        fn(*args)
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in events) * 1e3  # ms -> µs
+
+
+def n_copies(nbytes, mode, l2):
+    """How many distinct inputs to rotate over."""
+    if mode == "hot":
+        return 1
+    if nbytes > l2:
+        return 2
+    return math.ceil(4 * l2 / nbytes) + 1
+
+
+def row(what, shape, dtype, mode, us, nbytes):
+    print(f"| {what} | {shape} | {dtype} | {mode} | {us:.1f} | {nbytes / us / 1e3:.1f} |")
+
+
+def header(title):
+    print(f"\n### {title}\n")
+    print("| what | shape | dtype | mode | median µs | GB/s |")
+    print("|---|---|---|---|---|---|")
+
+
+def rand(n, dtype, dev):
+    if dtype.is_floating_point:
+        return torch.rand(n, dtype=dtype, device=dev)
+    info = torch.iinfo(dtype)
+    lo, hi = max(info.min, -(1 << 31)), min(info.max, (1 << 31) - 1)
+    try:
+        return torch.randint(lo, hi, (n,), dtype=dtype, device=dev)
+    except RuntimeError:  # e.g. uint16 randint unsupported: go through int32
+        return torch.randint(lo, hi, (n,), dtype=torch.int32, device=dev).to(dtype)
+
+
+def release():
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = ap.parse_args()
+    reps, warmup = (10, 3) if args.quick else (50, 10)
+
+    if not torch.cuda.is_available():
+        raise SystemExit("torch_peers.py: CUDA is not available to PyTorch")
+    torch.manual_seed(0)
+    dev = torch.device("cuda", 0)
+    props = torch.cuda.get_device_properties(0)
+    l2 = getattr(props, "L2_cache_size", 0) or 64 * MiB
+
+    print(f"## PyTorch peers on {torch.cuda.get_device_name()}")
+    print(f"\ndate {datetime.datetime.now().isoformat(timespec='seconds')}, torch {torch.__version__}, "
+          f"CUDA {torch.version.cuda}, L2 {l2 / MiB:.0f} MiB, {reps} reps after {warmup} warm-up, median")
+
+    # --- device-to-device copy bandwidth reference ---
+    header("device-to-device copy (reference)")
+    src = torch.randint(0, 256, (GiB,), dtype=torch.uint8, device=dev)
+    dst = torch.empty_like(src)
+    us = time_median(lambda s, d: d.copy_(s), [(src, dst)], reps, warmup)
+    row("dst.copy_(src)", "2^30", "uint8", "-", us, 2 * GiB)
+    del src, dst
+    release()
+
+    # --- torch.sum float32, hot and cold ---
+    header("torch.sum float32")
+    for p in (20, 24, 28):
+        n = 1 << p
+        for mode in ("hot", "cold"):
+            xs = [(torch.rand(n, device=dev),) for _ in range(n_copies(4 * n, mode, l2))]
+            us = time_median(torch.sum, xs, reps, warmup)
+            row("torch.sum", f"2^{p}", "float32", f"{mode} ({len(xs)})", us, 4 * n)
+            del xs
+            release()
+
+    # --- aminmax and sum per dtype, 2^28 bytes, cold (2 tensors) ---
+    header("torch.aminmax / torch.sum, 2^28 bytes, cold")
+    dtypes = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.float32, torch.float64]
+    if hasattr(torch, "uint16"):
+        dtypes.insert(2, torch.uint16)
+    for dt in dtypes:
+        name = str(dt).replace("torch.", "")
+        size = torch.empty(0, dtype=dt).element_size()
+        n = (1 << 28) // size
+        try:
+            xs = [(rand(n, dt, dev),) for _ in range(2)]
+        except Exception as e:  # noqa: BLE001
+            print(f"| (skipped) | {n} | {name} | cold | - | - |  <!-- {type(e).__name__}: {e} -->")
+            continue
+        for what, fn in (("torch.aminmax", torch.aminmax), ("torch.sum", torch.sum)):
+            try:
+                us = time_median(fn, xs, reps, warmup)
+                row(what, f"{n}", name, "cold (2)", us, 1 << 28)
+            except Exception as e:  # noqa: BLE001
+                print(f"| {what} (skipped: {type(e).__name__}: {str(e).splitlines()[0][:80]}) "
+                      f"| {n} | {name} | cold | - | - |")
+        del xs
+        release()
+
+    # --- torch.mv float32, row-major m x n ---
+    header("torch.mv float32 (A row-major m x n)")
+    for m in (16384, 1 << 20):
+        for n in (16, 32, 128):
+            nbytes = 4 * (m * n + n + m)
+            x = torch.rand(n, device=dev)
+            for mode in ("hot", "cold"):
+                As = [(torch.rand(m, n, device=dev), x) for _ in range(n_copies(4 * m * n, mode, l2))]
+                us = time_median(torch.mv, As, reps, warmup)
+                row("torch.mv", f"{m}x{n}", "float32", f"{mode} ({len(As)})", us, nbytes)
+                del As
+                release()
+            del x
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+//! Timing with CUDA events: warm-up, then the median of individually timed runs.
+use crate::{Error, Gpu, Result};
+use crate::cust::event::{Event, EventFlags};
+
+fn cuda(call: &'static str) -> impl Fn(crate::cust::error::CudaError) -> Error {
+    move |source| Error::Cuda { call, source }
+}
+
+/// Median milliseconds of `reps` runs of `f(i)` (i = repetition index, for rotating inputs)
+/// on `gpu`'s stream, after `warmup` untimed runs.
+pub fn median_ms(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
+    for i in 0..warmup {
+        f(i)?;
+    }
+    gpu.synchronize()?;
+    let start = Event::new(EventFlags::DEFAULT).map_err(cuda("cuEventCreate"))?;
+    let stop = Event::new(EventFlags::DEFAULT).map_err(cuda("cuEventCreate"))?;
+    let mut times = Vec::with_capacity(reps);
+    for i in 0..reps {
+        start.record(gpu.stream()).map_err(cuda("cuEventRecord"))?;
+        f(warmup + i)?;
+        stop.record(gpu.stream()).map_err(cuda("cuEventRecord"))?;
+        stop.synchronize().map_err(cuda("cuEventSynchronize"))?;
+        times.push(stop.elapsed_time_f32(&start).map_err(cuda("cuEventElapsedTime"))? as f64);
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    Ok(times[times.len() / 2])
+}
+
+/// GB/s for `bytes` moved in `ms` milliseconds.
+pub fn gbps(bytes: usize, ms: f64) -> f64 {
+    bytes as f64 / (ms * 1e-3) / 1e9
+}

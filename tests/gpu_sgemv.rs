@@ -1,0 +1,151 @@
+//! sgemv on the GPU against an f64 CPU reference: shapes × every applicable kernel, alpha and
+//! beta, lda > n, offset (unaligned) views, and y poisoned before every run.
+mod common;
+use common::{download, gpu, upload, Rng, U32};
+use cudakernels::cust::memory::DeviceSlice;
+use cudakernels::{Error, Gpu, SgemvKernel, SgemvOptions};
+
+const NS: [usize; 15] = [1, 4, 8, 15, 16, 17, 31, 32, 33, 64, 127, 128, 129, 1000, 4096];
+const MS: [usize; 10] = [0, 1, 3, 7, 8, 9, 255, 16384, 16387, 1 << 20];
+/// Largest A (elements) the shape sweep builds: m = 2^20 runs with n ≤ 128.
+const MAX_ELEMS: usize = 1 << 27;
+
+const KERNELS: [SgemvKernel; 9] = [
+    SgemvKernel::Auto,
+    SgemvKernel::N32,
+    SgemvKernel::N128,
+    SgemvKernel::RowsPerWarp(2),
+    SgemvKernel::RowsPerWarp(4),
+    SgemvKernel::RowsPerWarp(8),
+    SgemvKernel::WarpScalar,
+    SgemvKernel::WarpVec4,
+    SgemvKernel::BlockPerRow,
+];
+
+struct Case<'a> {
+    m: usize,
+    n: usize,
+    lda: usize,
+    a: &'a [f32],
+    x: &'a [f32],
+    y0: &'a [f32],
+    alpha: f32,
+    beta: f32,
+}
+
+/// Checks `got` against the f64 reference with a bound from the dot products' nesting depth.
+fn check(case: &Case, got: &[f32], what: &str) {
+    for r in 0..case.m {
+        let row = &case.a[r * case.lda..r * case.lda + case.n];
+        let dot: f64 = row.iter().zip(case.x).map(|(&a, &x)| a as f64 * x as f64).sum();
+        let abs: f64 = row.iter().zip(case.x).map(|(&a, &x)| (a as f64 * x as f64).abs()).sum();
+        let beta_y = if case.beta == 0.0 { 0.0 } else { case.beta as f64 * case.y0[r] as f64 };
+        let want = case.alpha as f64 * dot + beta_y;
+        let depth = (case.n + 31) / 32 + 16;
+        let tol = 2.0 * depth as f64 * U32 * (case.alpha.abs() as f64 * abs + beta_y.abs()) + 1e-30;
+        assert!(
+            (got[r] as f64 - want).abs() <= tol,
+            "{} m {} n {} lda {} row {}: got {} want {} tol {}",
+            what, case.m, case.n, case.lda, r, got[r], want, tol
+        );
+    }
+}
+
+/// Runs one kernel on `case` with A and x at the given device views; poisons y first.
+fn run(gpu: &Gpu, case: &Case, a: &DeviceSlice<f32>, x: &DeviceSlice<f32>, kernel: SgemvKernel) -> Result<Vec<f32>, Error> {
+    let poison = if case.beta == 0.0 { vec![f32::NAN; case.m] } else { case.y0.to_vec() };
+    let mut y = upload(&poison);
+    gpu.sgemv(case.m, case.n, a, x, &mut y, SgemvOptions { alpha: case.alpha, beta: case.beta, lda: Some(case.lda), kernel })?;
+    Ok(download(gpu, &y))
+}
+
+#[test]
+fn shapes_with_every_kernel() {
+    let gpu = match gpu("shapes_with_every_kernel") { Some(g) => g, None => return };
+    let mut rng = Rng::fresh("sgemv_shapes");
+    let mut runs = 0;
+    for &n in NS.iter() {
+        for &m in MS.iter() {
+            if m * n > MAX_ELEMS {
+                continue;
+            }
+            let a: Vec<f32> = (0..m * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+            let x: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+            let (da, dx) = (upload(&a), upload(&x));
+            let case = Case { m, n, lda: n, a: &a, x: &x, y0: &[], alpha: 1.0, beta: 0.0 };
+            for &k in KERNELS.iter() {
+                let what = format!("seed {} {:?}", rng.seed, k);
+                match run(&gpu, &case, &da, &dx, k) {
+                    Ok(y) => {
+                        check(&case, &y, &what);
+                        runs += 1;
+                    }
+                    Err(Error::Unsupported { .. }) if k != SgemvKernel::Auto && m > 0 => {}
+                    Err(e) => panic!("{} m {} n {}: {}", what, m, n, e),
+                }
+            }
+        }
+    }
+    assert!(runs > NS.len() * MS.len());
+}
+
+#[test]
+fn alpha_beta_lda_and_offset_views() {
+    let gpu = match gpu("alpha_beta_lda_and_offset_views") { Some(g) => g, None => return };
+    let mut rng = Rng::fresh("sgemv_views");
+    for &(m, n) in [(7usize, 16usize), (255, 32), (16387, 128), (9, 129), (300, 1000), (8, 4096), (16384, 4), (33, 8)].iter() {
+        for &(lda_pad, a_off, x_off) in [(0usize, 0usize, 0usize), (4, 0, 0), (3, 0, 0), (0, 1, 0), (0, 0, 1), (5, 3, 2)].iter() {
+            for &(alpha, beta) in [(1.0f32, 0.0f32), (1.5, -0.75), (-2.0, 1.0), (0.0, 0.5)].iter() {
+                let lda = n + lda_pad;
+                let a: Vec<f32> = (0..a_off + m * lda).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+                let x: Vec<f32> = (0..x_off + n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+                let y0: Vec<f32> = (0..m).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+                let (da, dx) = (upload(&a), upload(&x));
+                let (va, vx) = (da.index(a_off..), dx.index(x_off..));
+                let case = Case { m, n, lda, a: &a[a_off..], x: &x[x_off..], y0: &y0, alpha, beta };
+                let aligned = a_off == 0 && x_off == 0 && lda % 4 == 0;
+                for &k in KERNELS.iter() {
+                    let what = format!("seed {} {:?} alpha {} beta {} offsets ({}, {})", rng.seed, k, alpha, beta, a_off, x_off);
+                    match run(&gpu, &case, &va, &vx, k) {
+                        Ok(y) => check(&case, &y, &what),
+                        Err(Error::Misaligned { .. }) => assert!(!aligned && matches!(k, SgemvKernel::N128 | SgemvKernel::WarpVec4), "{}", what),
+                        Err(Error::Unsupported { .. }) => assert!(k != SgemvKernel::Auto, "{}", what),
+                        Err(e) => panic!("{}: {}", what, e),
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn empty_shapes_and_bad_input() {
+    let gpu = match gpu("empty_shapes_and_bad_input") { Some(g) => g, None => return };
+    let mut rng = Rng::fresh("sgemv_edges");
+    // n = 0: y = beta * y.
+    let y0: Vec<f32> = (0..37).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+    let mut y = upload(&y0);
+    let empty = upload::<f32>(&[]);
+    gpu.sgemv(37, 0, &empty, &empty, &mut y, SgemvOptions { beta: 2.0, ..Default::default() }).unwrap();
+    let got = download(&gpu, &y);
+    for (g, w) in got.iter().zip(&y0) {
+        assert_eq!(*g, 2.0 * w, "seed {}", rng.seed);
+    }
+    // m = 0 does nothing.
+    let mut y_empty = upload::<f32>(&[]);
+    let x = upload(&[1.0f32; 16]);
+    gpu.sgemv(0, 16, &empty, &x, &mut y_empty, SgemvOptions::default()).unwrap();
+    // Shape errors are reported, not launched.
+    let a = upload(&vec![1.0f32; 10 * 16]);
+    let mut y = upload(&[0.0f32; 10]);
+    assert!(matches!(gpu.sgemv(10, 16, &a, &x.index(1..), &mut y, SgemvOptions::default()), Err(Error::LengthMismatch { what: "x", .. })));
+    assert!(matches!(gpu.sgemv(11, 16, &a, &x, &mut y, SgemvOptions::default()), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(
+        gpu.sgemv(10, 16, &a, &x, &mut y, SgemvOptions { lda: Some(15), ..Default::default() }),
+        Err(Error::LeadingDimension { lda: 15, n: 16 })
+    ));
+    assert!(matches!(
+        gpu.sgemv(10, 16, &a.index(1..), &x, &mut y, SgemvOptions { kernel: SgemvKernel::WarpVec4, ..Default::default() }),
+        Err(Error::LengthMismatch { what: "A", .. })
+    ));
+}
