@@ -5,6 +5,7 @@ use common::{download, gpu, log2_ceil, upload, Rng, U32};
 use cudakernels::config::LADDER_BLOCKS;
 use cudakernels::cust::memory::DeviceBuffer;
 use cudakernels::{Finish, Gpu, LadderKernel, ReduceStrategy, SumElement};
+use std::io::Write;
 
 const LENGTHS: [usize; 13] = [0, 1, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, (1 << 20) + 3, 1 << 26];
 const FINISHES: [Finish; 4] = [Finish::Atomic, Finish::SecondPass, Finish::Host, Finish::LastBlock];
@@ -26,6 +27,7 @@ fn offsets(len: usize) -> &'static [usize] {
 fn for_every_strategy<T: SumElement>(gpu: &Gpu, input: &DeviceBuffer<T>, mut check: impl FnMut(T, usize, usize, ReduceStrategy, u32)) {
     for &len in LENGTHS.iter() {
         for &offset in offsets(len) {
+            let started = std::time::Instant::now();
             let view = input.index(offset..offset + len);
             for kernel in LadderKernel::ALL.iter() {
                 for finish in FINISHES.iter() {
@@ -41,6 +43,7 @@ fn for_every_strategy<T: SumElement>(gpu: &Gpu, input: &DeviceBuffer<T>, mut che
             }
             let got = gpu.reduce_sum(&view, ReduceStrategy::Auto).unwrap();
             check(got, len, offset, ReduceStrategy::Auto, 0);
+            let _ = writeln!(std::io::stderr(), "  {} len {} offset {}: every strategy in {:.2?}", T::NAME, len, offset, started.elapsed());
         }
     }
 }

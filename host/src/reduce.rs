@@ -147,6 +147,7 @@ impl Gpu {
             return Ok(v);
         }
         let mut host = [T::default()];
+        self.synchronize()?; // the copy runs on the legacy stream, which does not wait for ours
         out.copy_to(&mut host[..]).check("cuMemcpyDtoH")?;
         Ok(host[0])
     }
