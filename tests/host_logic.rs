@@ -244,3 +244,12 @@ fn without_a_gpu_open_reports_no_device_or_opens() {
         Err(e) => assert!(matches!(e, Error::NoDevice | Error::Cuda { .. }), "unexpected error {:?}", e),
     }
 }
+
+#[test]
+fn block_barriers_are_non_aligned() {
+    // `bar.sync` is `barrier.sync.aligned`: the codegen may duplicate it into divergent
+    // branches, which hangs on Volta and later. Every block barrier must be `barrier.sync`.
+    assert!(!PTX.contains("bar.sync"), "an aligned bar.sync is present");
+    assert!(!PTX.contains("barrier.sync.aligned"), "an aligned barrier is present");
+    assert!(entry(&ladder_entry_point::<f32>(LadderKernel::Sequential, 256)).contains("barrier.sync 0"));
+}

@@ -4,7 +4,16 @@ use crate::ops::{AtomicAdd, ReduceOp};
 use crate::warp;
 use core::ptr::{read_volatile, write_volatile};
 use core::sync::atomic::Ordering;
-use cuda_std::thread::{block_dim_x, block_idx_x, device_fence, grid_dim_x, sync_threads, thread_idx_x};
+use cuda_std::thread::{block_dim_x, block_idx_x, device_fence, grid_dim_x, thread_idx_x};
+
+/// Block barrier as the non-aligned `barrier.sync 0`. cuda_std's `sync_threads` emits
+/// `bar.sync` (= `barrier.sync.aligned`), which this codegen may tail-duplicate into divergent
+/// branches; an aligned barrier reached from different instructions within a warp hangs on
+/// Volta and later. The non-aligned form counts each thread wherever it arrives.
+#[inline(always)]
+pub fn sync_threads() {
+    unsafe { asm!("barrier.sync 0;") }
+}
 
 /// Reduces one value per thread over the block: warp shuffles, one value per warp in shared
 /// memory, then warp 0 folds those. The result is valid in warp 0 (thread 0 writes it out).

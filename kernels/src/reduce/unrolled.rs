@@ -3,7 +3,8 @@ use super::sequential::{load_two, tree_sequential};
 use crate::ops::ReduceOp;
 use crate::warp;
 use core::ptr::{read_volatile, write_volatile};
-use cuda_std::thread::{sync_threads, thread_idx_x};
+use cuda_std::thread::{thread_idx_x};
+use crate::block::sync_threads;
 
 /// The last 64 → 1 steps by warp 0 alone, without block barriers. Harris's original relies on
 /// implicit warp-synchronous execution, which Volta and later do not guarantee: each step reads,
