@@ -2,11 +2,12 @@
 use crate::error::{alloc, Check, Error, Result};
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
-use cust::function::{BlockSize, GridSize};
+use cust::function::{BlockSize, Function, GridSize};
 use cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// Per-`Gpu` scratch: per-block partials (grown on demand) and the zeroed ticket counter of
 /// the single-launch reductions. Used in stream order only.
@@ -21,6 +22,9 @@ pub(crate) struct Workspace {
 /// The handle is `Send` but not `Sync`: use one per thread (they share the device's primary
 /// context).
 pub struct Gpu {
+    /// Kernel handles by name, looked up once. Declared before `module` so they drop first;
+    /// the `'static` stands for "as long as `module`" (see `launch`).
+    functions: RefCell<HashMap<String, Function<'static>>>,
     pub(crate) module: Module,
     pub(crate) stream: Stream,
     pub(crate) workspace: RefCell<Workspace>,
@@ -50,6 +54,7 @@ impl Gpu {
         let counter = DeviceBuffer::zeroed(1).check("cuMemAlloc")?;
         let workspace = RefCell::new(Workspace { partials: alloc(1024)?, counter });
         Ok(Gpu {
+            functions: RefCell::new(HashMap::new()),
             module,
             stream,
             workspace,
@@ -89,11 +94,18 @@ impl Gpu {
 
     /// Launches kernel `name` with the raw argument words `args` (each a `DeviceCopy` value).
     pub(crate) fn launch(&self, name: &str, grid: u32, block: u32, args: &[&dyn KernelArg]) -> Result<()> {
-        let function = self.module.get_function(name).check("cuModuleGetFunction")?;
+        let mut functions = self.functions.borrow_mut();
+        if !functions.contains_key(name) {
+            let f = self.module.get_function(name).check("cuModuleGetFunction")?;
+            // SAFETY: the handle stays in `functions`, which is dropped before `module`.
+            let f: Function<'static> = unsafe { std::mem::transmute(f) };
+            functions.insert(name.to_string(), f);
+        }
+        let function = &functions[name];
         let ptrs: Vec<*mut std::ffi::c_void> = args.iter().map(|a| a.as_arg_ptr()).collect();
         // SAFETY: the callers pass exactly the kernel's parameters, in order, with device
         // pointers they validated; the launch result is checked, faults surface at the next sync.
-        unsafe { self.stream.launch(&function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs) }.check("cuLaunchKernel")
+        unsafe { self.stream.launch(function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs) }.check("cuLaunchKernel")
     }
 
     /// A device pointer to `bytes` of scratch for per-block partials, grown as needed.

@@ -3,7 +3,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{check_len, Gpu};
 use cust::memory::DeviceSlice;
 use kernels::config::{
-    SGEMV_BLOCK, SGEMV_NARROW_UNROLL, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, VECTOR_BYTES, WARP_SIZE,
+    SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, VECTOR_BYTES, WARP_SIZE,
 };
 
 /// Which sgemv kernel runs.
@@ -117,12 +117,12 @@ impl SgemvKernel {
     /// Entry point, threads per block and blocks for `m` rows.
     pub fn launch_config(self, m: usize) -> (String, u32, u32) {
         let warps = (SGEMV_BLOCK / WARP_SIZE) as usize;
-        let (k, narrow) = (SGEMV_ROW_UNROLL as usize, SGEMV_NARROW_UNROLL as usize);
+        let k = SGEMV_ROW_UNROLL as usize;
         let per_block = |rows_per_warp: usize| ((m + warps * rows_per_warp - 1) / (warps * rows_per_warp)).max(1) as u32;
         match self {
-            SgemvKernel::N32 => ("sgemv_n32".into(), SGEMV_BLOCK, per_block(narrow)),
+            SgemvKernel::N32 => ("sgemv_n32".into(), SGEMV_BLOCK, per_block(k)),
             SgemvKernel::N128 => ("sgemv_n128".into(), SGEMV_BLOCK, per_block(k)),
-            SgemvKernel::RowsPerWarp(r) => (format!("sgemv_rows{}", r), SGEMV_BLOCK, per_block(narrow * r as usize)),
+            SgemvKernel::RowsPerWarp(r) => (format!("sgemv_rows{}", r), SGEMV_BLOCK, per_block(k * r as usize)),
             SgemvKernel::WarpScalar => ("sgemv_warp_scalar".into(), SGEMV_BLOCK, per_block(k)),
             SgemvKernel::WarpVec4 => ("sgemv_warp_vec4".into(), SGEMV_BLOCK, per_block(k)),
             SgemvKernel::BlockPerRow => ("sgemv_block_per_row".into(), SGEMV_ROW_BLOCK, m.max(1) as u32),

@@ -56,12 +56,8 @@ pub const SGEMV_BLOCK: u32 = 256;
 pub const SGEMV_ROW_BLOCK: u32 = 256;
 /// Rows per warp of the segmented kernels (n ≤ 32 / rows): `sgemv_rows{R}`.
 pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
-/// Row groups each warp takes, with all their loads issued before any reduction
-/// (float4 kernels: 16 bytes per lane per row).
+/// Row groups each warp takes, with all their loads issued before any reduction.
 pub const SGEMV_ROW_UNROLL: u32 = 4;
-/// The same for the scalar narrow kernels (n ≤ 32, 4 bytes per lane per row): more rows in
-/// flight to keep as many bytes in flight per thread.
-pub const SGEMV_NARROW_UNROLL: u32 = 8;
 
 /// A (min, max) pair as the minmax kernels write it.
 #[repr(C)]

@@ -1,11 +1,11 @@
 //! Several rows per warp for narrow matrices: `W = 32 / R` lanes per row (n ≤ W), a segmented
 //! shuffle reduction within each group of W lanes. R = 2 serves n = 16, R = 4 n = 8, R = 8 n = 4.
 use super::{store_y, warp_first_row};
-use crate::config::SGEMV_NARROW_UNROLL;
+use crate::config::SGEMV_ROW_UNROLL;
 use crate::ops::Sum;
 use crate::warp;
 
-const K: usize = SGEMV_NARROW_UNROLL as usize;
+const K: usize = SGEMV_ROW_UNROLL as usize;
 
 /// Each warp takes `K` groups of R consecutive rows; all loads are issued before the reductions.
 pub unsafe fn rows<const R: u32, const W: u32>(

@@ -1,15 +1,14 @@
 //! One warp per row with scalar loads: any alignment and any `lda`.
 use super::{store_y, warp_first_row};
-use crate::config::{SGEMV_NARROW_UNROLL, SGEMV_ROW_UNROLL, WARP_SIZE};
+use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
 use crate::warp;
 
 const K: usize = SGEMV_ROW_UNROLL as usize;
 
 /// n ≤ 32 (specialized for 32): lane j multiplies column j, a shuffle reduction per row.
-/// Each warp takes `SGEMV_NARROW_UNROLL` consecutive rows and issues all their loads before reducing.
+/// Each warp takes `K` consecutive rows and issues all their loads before reducing.
 pub unsafe fn n32(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
-    const K: usize = SGEMV_NARROW_UNROLL as usize;
     let (first, lane) = warp_first_row(K as u32);
     if first >= m {
         return;
