@@ -3,7 +3,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{check_len, Gpu};
 use cust::memory::DeviceSlice;
 use kernels::config::{
-    SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, VECTOR_BYTES, WARP_SIZE,
+    SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, VECTOR_BYTES, WARP_SIZE,
 };
 
 /// Which sgemv kernel runs.
