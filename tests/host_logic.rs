@@ -1,6 +1,6 @@
 //! Tests that run everywhere, GPU or not: the PTX itself, launch arithmetic and validation.
 use cudakernels::config::{
-    FAST_BLOCK, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_ROW_UNROLL, TYPED_TYPES, WARP_SIZE,
+    FAST_BLOCK, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, TYPED_TYPES, WARP_SIZE,
 };
 use cudakernels::{
     ladder_entry_point, validate_sgemv, Error, Finish, LadderKernel, ReduceStrategy, SgemvKernel, SgemvShape, TypedOp, PTX,
@@ -218,7 +218,6 @@ fn sgemv_launch_covers_every_row() {
             let rows_per_block = match k {
                 SgemvKernel::BlockPerRow => 1,
                 SgemvKernel::RowsPerWarp(r) => (SGEMV_BLOCK / WARP_SIZE * SGEMV_ROW_UNROLL * r) as usize,
-                SgemvKernel::N32 => (SGEMV_BLOCK / WARP_SIZE * SGEMV_ROW_UNROLL) as usize,
                 _ => (SGEMV_BLOCK / WARP_SIZE * SGEMV_ROW_UNROLL) as usize,
             };
             assert!(block >= WARP_SIZE && block % WARP_SIZE == 0);
