@@ -10,17 +10,6 @@ const MS: [usize; 10] = [0, 1, 3, 7, 8, 9, 255, 16384, 16387, 1 << 20];
 /// Largest A (elements) the shape sweep builds: m = 2^20 runs with n ≤ 128.
 const MAX_ELEMS: usize = 1 << 27;
 
-const KERNELS: [SgemvKernel; 9] = [
-    SgemvKernel::Auto,
-    SgemvKernel::N32,
-    SgemvKernel::N128,
-    SgemvKernel::RowsPerWarp(2),
-    SgemvKernel::RowsPerWarp(4),
-    SgemvKernel::RowsPerWarp(8),
-    SgemvKernel::WarpScalar,
-    SgemvKernel::WarpVec4,
-    SgemvKernel::BlockPerRow,
-];
 
 struct Case<'a> {
     m: usize,
@@ -73,7 +62,7 @@ fn shapes_with_every_kernel() {
             let x: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
             let (da, dx) = (upload(&a), upload(&x));
             let case = Case { m, n, lda: n, a: &a, x: &x, y0: &[], alpha: 1.0, beta: 0.0 };
-            for &k in KERNELS.iter() {
+            for &k in std::iter::once(&SgemvKernel::Auto).chain(SgemvKernel::EXPLICIT.iter()) {
                 let what = format!("seed {} {:?}", rng.seed, k);
                 match run(&gpu, &case, &da, &dx, k) {
                     Ok(y) => {
@@ -104,7 +93,7 @@ fn alpha_beta_lda_and_offset_views() {
                 let (va, vx) = (da.index(a_off..), dx.index(x_off..));
                 let case = Case { m, n, lda, a: &a[a_off..], x: &x[x_off..], y0: &y0, alpha, beta };
                 let aligned = a_off == 0 && x_off == 0 && lda % 4 == 0;
-                for &k in KERNELS.iter() {
+                for &k in std::iter::once(&SgemvKernel::Auto).chain(SgemvKernel::EXPLICIT.iter()) {
                     let what = format!("seed {} {:?} alpha {} beta {} offsets ({}, {})", rng.seed, k, alpha, beta, a_off, x_off);
                     match run(&gpu, &case, &va, &vx, k) {
                         Ok(y) => check(&case, &y, &what),

@@ -23,16 +23,6 @@ fn typed_names() -> Vec<String> {
     names
 }
 
-const SGEMV_KERNELS: [SgemvKernel; 8] = [
-    SgemvKernel::N32,
-    SgemvKernel::N128,
-    SgemvKernel::RowsPerWarp(2),
-    SgemvKernel::RowsPerWarp(4),
-    SgemvKernel::RowsPerWarp(8),
-    SgemvKernel::WarpScalar,
-    SgemvKernel::WarpVec4,
-    SgemvKernel::BlockPerRow,
-];
 
 #[test]
 fn ptx_targets_compute_80_from_nvvm() {
@@ -61,7 +51,7 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
         entry(&name);
     }
     assert_eq!(typed_names().len(), 33);
-    for k in SGEMV_KERNELS.iter() {
+    for k in SgemvKernel::EXPLICIT.iter() {
         entry(&k.launch_config(1).0);
     }
 }
@@ -204,7 +194,7 @@ fn sgemv_dispatch() {
     assert_eq!(choose(16384, 129, 132, 0x1000, 0x2000), SgemvKernel::WarpVec4);
     assert_eq!(choose(16384, 129, 129, 0x1000, 0x2000), SgemvKernel::WarpScalar);
     assert_eq!(choose(100, 4096, 4096, 0x1000, 0x2000), SgemvKernel::BlockPerRow);
-    for k in SGEMV_KERNELS.iter() {
+    for k in SgemvKernel::EXPLICIT.iter() {
         let s = shape(10, 1, 1, 0, 0);
         let _ = k.validate(&s);
     }
@@ -213,7 +203,7 @@ fn sgemv_dispatch() {
 #[test]
 fn sgemv_launch_covers_every_row() {
     for &m in [1usize, 3, 7, 8, 9, 255, 16384, 16387, 1 << 20].iter() {
-        for k in SGEMV_KERNELS.iter() {
+        for k in SgemvKernel::EXPLICIT.iter() {
             let (_, block, grid) = k.launch_config(m);
             let rows_per_block = match k {
                 SgemvKernel::BlockPerRow => 1,

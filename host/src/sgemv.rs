@@ -66,6 +66,18 @@ impl SgemvShape {
 }
 
 impl SgemvKernel {
+    /// Every kernel that can be named (all but `Auto`).
+    pub const EXPLICIT: [SgemvKernel; 8] = [
+        SgemvKernel::N32,
+        SgemvKernel::N128,
+        SgemvKernel::RowsPerWarp(2),
+        SgemvKernel::RowsPerWarp(4),
+        SgemvKernel::RowsPerWarp(8),
+        SgemvKernel::WarpScalar,
+        SgemvKernel::WarpVec4,
+        SgemvKernel::BlockPerRow,
+    ];
+
     /// The kernel `Auto` picks: the specialized shapes first, vector loads when aligned,
     /// a block per row when rows are few and wide.
     pub fn choose(shape: &SgemvShape) -> SgemvKernel {
