@@ -3,7 +3,7 @@ use crate::error::{alloc, Check, Error, Result};
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
 use cust::function::{BlockSize, Function, GridSize};
-use cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use std::cell::RefCell;
@@ -119,6 +119,22 @@ impl Gpu {
         Ok(ws.partials.as_device_ptr().as_raw())
     }
 
+    /// Waits for this handle's stream, then copies `src[..len]` to the host. (Copies run on the
+    /// legacy stream, which does not wait for the non-blocking stream by itself.)
+    pub(crate) fn read_back<T: DeviceCopy + Default + Copy>(&self, src: &DeviceSlice<T>, len: usize) -> Result<Vec<T>> {
+        let mut host = vec![T::default(); len];
+        self.synchronize()?;
+        src.index(..len).copy_to(&mut host[..]).check("cuMemcpyDtoH")?;
+        Ok(host)
+    }
+
+    /// Enqueues `out[0] = 0` (the result of a sum over nothing, or the start of an atomic sum).
+    pub(crate) fn zero_first<T: DeviceCopy + bytemuck::Zeroable>(&self, out: &mut DeviceSlice<T>) -> Result<()> {
+        self.bind()?;
+        // SAFETY: callers checked that `out` holds at least one element.
+        unsafe { out.index(..1).set_zero_async(&self.stream) }.check("cuMemsetD8Async")
+    }
+
     pub(crate) fn counter(&self) -> u64 {
         self.workspace.borrow().counter.as_device_ptr().as_raw()
     }
@@ -137,6 +153,14 @@ impl<T: DeviceCopy> KernelArg for T {
 /// The device address and length of a slice: how a kernel's `&[T]` parameter is passed.
 pub(crate) fn raw<T: DeviceCopy>(s: &DeviceSlice<T>) -> (u64, usize) {
     (s.as_device_ptr().as_raw(), s.len())
+}
+
+/// Blocks of `block` threads for a vectorized reduction over `bytes`: one 16-byte load per
+/// thread for small inputs, at most the blocks the device keeps resident for large ones.
+pub fn vectorized_grid(bytes: usize, block: u32, sm_count: u32, max_threads_per_sm: u32) -> u32 {
+    let resident = sm_count as usize * (max_threads_per_sm / block).max(1) as usize;
+    let per_block = block as usize * kernels::config::VECTOR_BYTES;
+    ((bytes + per_block - 1) / per_block).clamp(1, resident) as u32
 }
 
 /// Fails with `TooLarge` past the 32-bit element counts the kernels index with.

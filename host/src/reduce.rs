@@ -1,8 +1,8 @@
 //! Sum reductions over f32 and i32 with every step of the ladder selectable.
-use crate::error::{Check, Error, Result};
-use crate::gpu::{check_len, raw, Gpu};
-use cust::memory::{CopyDestination, DeviceCopy, DeviceSlice};
-use kernels::config::{finish, FAST_BLOCK, FINISH_BLOCK, LADDER_BLOCKS, LADDER_STEPS, VECTOR_BYTES};
+use crate::error::{Error, Result};
+use crate::gpu::{check_len, raw, vectorized_grid, Gpu};
+use cust::memory::{DeviceCopy, DeviceSlice};
+use kernels::config::{finish, FAST_BLOCK, FINISH_BLOCK, LADDER_BLOCKS, LADDER_STEPS};
 
 /// One step of the reduction ladder (see `kernels::reduce`), slowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,10 +52,7 @@ impl LadderKernel {
             LadderKernel::GlobalStride | LadderKernel::LocalStride | LadderKernel::WarpShuffle => {
                 div_ceil(n, b * grain as usize)
             }
-            LadderKernel::Vectorized => {
-                let resident = sm_count as usize * (max_threads_per_sm / block).max(1) as usize;
-                div_ceil(n, b * (VECTOR_BYTES / 4)).min(resident)
-            }
+            LadderKernel::Vectorized => vectorized_grid(4 * n, block, sm_count, max_threads_per_sm) as usize,
         };
         blocks.max(1) as u32
     }
@@ -146,10 +143,7 @@ impl Gpu {
         if let Some(v) = self.reduce_sum_into(input, &mut out, strategy)? {
             return Ok(v);
         }
-        let mut host = [T::default()];
-        self.synchronize()?; // the copy runs on the legacy stream, which does not wait for ours
-        out.copy_to(&mut host[..]).check("cuMemcpyDtoH")?;
-        Ok(host[0])
+        Ok(self.read_back(&out, 1)?[0])
     }
 
     /// Enqueues the sum of `input` into `out[0]` without waiting, except with `Finish::Host`,
@@ -173,8 +167,7 @@ impl Gpu {
             if fin == Finish::Host {
                 return Ok(Some(T::default()));
             }
-            // SAFETY: out is a live device slice of at least one element.
-            unsafe { out.index(..1).set_zero_async(&self.stream) }.check("cuMemsetD8Async")?;
+            self.zero_first(out)?;
             return Ok(None);
         }
         let grid = kernel.grid(n, block, grain, self.sm_count(), self.max_threads_per_sm());
@@ -186,8 +179,7 @@ impl Gpu {
             Finish::SecondPass | Finish::Host => finish::PARTIALS,
         };
         if fin == Finish::Atomic {
-            // SAFETY: as above.
-            unsafe { out.index(..1).set_zero_async(&self.stream) }.check("cuMemsetD8Async")?;
+            self.zero_first(out)?;
         }
         let (ptr, len) = raw(input);
         let name = ladder_entry_point::<T>(kernel, block);
@@ -199,14 +191,11 @@ impl Gpu {
                 Ok(None)
             }
             Finish::Host => {
-                let mut host = vec![T::default(); grid as usize];
                 // SAFETY: the partials buffer holds at least `grid` elements of T, written above.
                 let slice = unsafe {
                     DeviceSlice::from_raw_parts(cust::memory::DevicePointer::<T>::from_raw(partials), grid as usize)
                 };
-                self.synchronize()?;
-                slice.copy_to(&mut host[..]).check("cuMemcpyDtoH")?;
-                Ok(Some(T::host_sum(&host)))
+                Ok(Some(T::host_sum(&self.read_back(&slice, grid as usize)?)))
             }
             Finish::Atomic | Finish::LastBlock => Ok(None),
         }

@@ -6,9 +6,9 @@
 //! - Floats: NaN propagates (any NaN in the input gives NaN, as `torch.aminmax`); -0.0 orders
 //!   below +0.0; ±inf are ordinary values.
 //! - Every call is one deterministic launch (16-byte vector loads, last-block finish).
-use crate::error::{alloc, Check, Error, Result};
-use crate::gpu::{check_len, raw, Gpu};
-use cust::memory::{CopyDestination, DeviceCopy, DeviceSlice};
+use crate::error::{alloc, Error, Result};
+use crate::gpu::{check_len, raw, vectorized_grid, Gpu};
+use cust::memory::{DeviceCopy, DeviceSlice};
 use kernels::config::FAST_BLOCK;
 
 /// An element type of the typed reductions.
@@ -49,19 +49,12 @@ pub fn typed_entry_point<T: TypedElement>(op: TypedOp) -> String {
 }
 
 impl Gpu {
-    /// Grid of the vectorized kernels: enough blocks to cover `bytes` with one 16-byte load
-    /// per thread, at most the blocks the device keeps resident.
-    pub fn vectorized_grid(&self, bytes: usize) -> u32 {
-        let resident = self.sm_count() as usize * (self.max_threads_per_sm() / FAST_BLOCK).max(1) as usize;
-        let per_block = FAST_BLOCK as usize * kernels::config::VECTOR_BYTES;
-        ((bytes + per_block - 1) / per_block).clamp(1, resident) as u32
-    }
-
     /// Enqueues kernel `name` over `input`, writing its accumulator(s) to `out`.
     fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(&self, name: &str, input: &DeviceSlice<T>, out: &mut DeviceSlice<A>) -> Result<()> {
         check_len("input length", input.len())?;
         self.bind()?;
-        let grid = self.vectorized_grid(input.len() * std::mem::size_of::<T>());
+        let bytes = input.len() * std::mem::size_of::<T>();
+        let grid = vectorized_grid(bytes, FAST_BLOCK, self.sm_count(), self.max_threads_per_sm());
         // Partials hold one accumulator per block; a MinMax is at most two of them.
         let partials = self.partials(grid as usize * 2 * std::mem::size_of::<A>())?;
         let counter = self.counter();
@@ -98,9 +91,7 @@ impl Gpu {
     pub fn sum_into<T: TypedElement>(&self, input: &DeviceSlice<T>, out: &mut DeviceSlice<T::Sum>) -> Result<()> {
         Self::need_out(out, 1)?;
         if input.is_empty() {
-            self.bind()?;
-            // SAFETY: out is a live device slice of at least one element.
-            return unsafe { out.index(..1).set_zero_async(&self.stream) }.check("cuMemsetD8Async");
+            return self.zero_first(out);
         }
         self.enqueue_typed(&typed_entry_point::<T>(TypedOp::Sum), input, out)
     }
@@ -109,18 +100,9 @@ impl Gpu {
     pub fn sum_f32_f64acc_into(&self, input: &DeviceSlice<f32>, out: &mut DeviceSlice<f64>) -> Result<()> {
         Self::need_out(out, 1)?;
         if input.is_empty() {
-            self.bind()?;
-            // SAFETY: as above.
-            return unsafe { out.index(..1).set_zero_async(&self.stream) }.check("cuMemsetD8Async");
+            return self.zero_first(out);
         }
         self.enqueue_typed("sum_f32_f64acc", input, out)
-    }
-
-    fn read_back<A: DeviceCopy + Default + Copy>(&self, out: &DeviceSlice<A>, len: usize) -> Result<Vec<A>> {
-        let mut host = vec![A::default(); len];
-        self.synchronize()?;
-        out.index(..len).copy_to(&mut host[..]).check("cuMemcpyDtoH")?;
-        Ok(host)
     }
 
     /// Sum of `input` in its wider accumulator (0 when empty).
