@@ -1,6 +1,6 @@
 //! Tests that run everywhere, GPU or not: the PTX itself, launch arithmetic and validation.
 use cudakernels::config::{
-    FAST_BLOCK, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, TYPED_TYPES, WARP_SIZE,
+    FAST_BLOCK, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES, WARP_SIZE,
 };
 use cudakernels::{
     ladder_entry_point, validate_sgemv, Error, Finish, LadderKernel, ReduceStrategy, SgemvKernel, SgemvShape, TypedOp, PTX,
@@ -52,7 +52,7 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
     }
     assert_eq!(typed_names().len(), 33);
     for k in SgemvKernel::EXPLICIT.iter() {
-        entry(&k.launch_config(1).0);
+        entry(&k.launch_config(1, 1).0);
     }
 }
 
@@ -64,7 +64,7 @@ fn ptx_has_no_local_memory() {
 
 #[test]
 fn shuffle_kernels_use_shfl_sync() {
-    let mut names = vec!["reduce_warp_shuffle_f32_b256".to_string(), "reduce_vectorized_i32_b512".to_string(), "sgemv_n32".into(), "sgemv_rows2".into()];
+    let mut names = vec!["reduce_warp_shuffle_f32_b256".to_string(), "reduce_vectorized_i32_b512".to_string(), "sgemv_n32".into(), "sgemv_rows2".into(), "sgemv_vec4_n16".into()];
     names.extend(typed_names());
     for name in names {
         assert!(entry(&name).contains("shfl.sync.bfly.b32"), "{} has no shfl.sync", name);
@@ -74,7 +74,9 @@ fn shuffle_kernels_use_shfl_sync() {
 
 #[test]
 fn vector_kernels_use_16_byte_loads() {
-    let mut names: Vec<String> = vec!["sgemv_n128".into(), "sgemv_warp_vec4".into()];
+    let mut names: Vec<String> =
+        SgemvKernel::EXPLICIT.iter().filter(|k| k.vector_loads()).map(|k| k.launch_config(1, 1).0).collect();
+    assert_eq!(names.len(), 2 + SGEMV_VEC4_COLS.len());
     for &b in LADDER_BLOCKS.iter() {
         names.push(ladder_entry_point::<f32>(LadderKernel::Vectorized, b));
         names.push(ladder_entry_point::<i32>(LadderKernel::Vectorized, b));
@@ -185,11 +187,18 @@ fn sgemv_kernel_requirements() {
 #[test]
 fn sgemv_dispatch() {
     let choose = |m, n, lda, a, x| SgemvKernel::choose(&shape(m, n, lda, a, x));
-    assert_eq!(choose(16384, 16, 16, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(2));
-    assert_eq!(choose(16384, 8, 8, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(4));
-    assert_eq!(choose(16384, 4, 4, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(8));
-    assert_eq!(choose(16384, 32, 32, 0x1000, 0x2000), SgemvKernel::N32);
+    assert_eq!(choose(16384, 16, 16, 0x1000, 0x2000), SgemvKernel::Vec4Rows(16));
+    assert_eq!(choose(16384, 12, 12, 0x1000, 0x2000), SgemvKernel::Vec4Rows(16));
+    assert_eq!(choose(16384, 32, 32, 0x1000, 0x2000), SgemvKernel::Vec4Rows(32));
+    assert_eq!(choose(16384, 64, 64, 0x1000, 0x2000), SgemvKernel::Vec4Rows(64));
+    assert_eq!(choose(16384, 4, 4, 0x1000, 0x2000), SgemvKernel::Vec4Rows(4));
+    assert_eq!(choose(16384, 16, 16, 0x1004, 0x2000), SgemvKernel::RowsPerWarp(2));
+    assert_eq!(choose(16384, 8, 9, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(4));
+    assert_eq!(choose(16384, 4, 4, 0x1000, 0x2004), SgemvKernel::RowsPerWarp(8));
+    assert_eq!(choose(16384, 30, 32, 0x1000, 0x2000), SgemvKernel::N32);
+    assert_eq!(choose(16384, 32, 33, 0x1000, 0x2000), SgemvKernel::N32);
     assert_eq!(choose(16384, 128, 128, 0x1000, 0x2000), SgemvKernel::N128);
+    assert_eq!(choose(16384, 100, 100, 0x1000, 0x2000), SgemvKernel::N128);
     assert_eq!(choose(16384, 128, 128, 0x1004, 0x2000), SgemvKernel::WarpScalar);
     assert_eq!(choose(16384, 129, 132, 0x1000, 0x2000), SgemvKernel::WarpVec4);
     assert_eq!(choose(16384, 129, 129, 0x1000, 0x2000), SgemvKernel::WarpScalar);
@@ -202,19 +211,25 @@ fn sgemv_dispatch() {
 
 #[test]
 fn sgemv_launch_covers_every_row() {
-    for &m in [1usize, 3, 7, 8, 9, 255, 16384, 16387, 1 << 20].iter() {
-        for k in SgemvKernel::EXPLICIT.iter() {
-            let (_, block, grid) = k.launch_config(m);
-            let rows_per_block = match k {
-                SgemvKernel::BlockPerRow => 1,
-                SgemvKernel::RowsPerWarp(r) => (SGEMV_BLOCK / WARP_SIZE * SGEMV_ROW_UNROLL * r) as usize,
-                _ => (SGEMV_BLOCK / WARP_SIZE * SGEMV_ROW_UNROLL) as usize,
-            };
-            assert!(block >= WARP_SIZE && block % WARP_SIZE == 0);
-            assert!(grid as usize * rows_per_block >= m, "{:?} m = {} not covered", k, m);
-            assert!((grid as usize - 1) * rows_per_block < m, "{:?} m = {}: a block with no rows", k, m);
+    for &resident in [1u32, 132 * 8].iter() {
+        for &m in [1usize, 3, 7, 8, 9, 255, 16384, 16387, 1 << 20].iter() {
+            for k in SgemvKernel::EXPLICIT.iter() {
+                let (_, block, grid) = k.launch_config(m, resident);
+                assert!(block >= WARP_SIZE && block % WARP_SIZE == 0);
+                if *k == SgemvKernel::BlockPerRow {
+                    assert_eq!(grid as usize, m);
+                    continue;
+                }
+                // Warps stride over tiles, so a capped grid still covers every row.
+                let rows_per_block = (block / WARP_SIZE) as usize * k.rows_per_warp_tile();
+                assert!(grid >= 1 && grid <= resident, "{:?} m = {}: grid {}", k, m, grid);
+                assert!(grid == resident || grid as usize * rows_per_block >= m, "{:?} m = {} not covered", k, m);
+                assert!((grid as usize - 1) * rows_per_block < m, "{:?} m = {}: a block with no rows", k, m);
+            }
         }
     }
+    assert_eq!(SgemvKernel::Vec4Rows(16).rows_per_warp_tile(), 8 * SGEMV_ROW_UNROLL as usize);
+    assert_eq!(SgemvKernel::N128.rows_per_warp_tile(), SGEMV_ROW_UNROLL as usize);
 }
 
 #[test]

@@ -3,7 +3,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{check_len, Gpu};
 use cust::memory::DeviceSlice;
 use kernels::config::{
-    SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, VECTOR_BYTES, WARP_SIZE,
+    SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, VECTOR_BYTES, WARP_SIZE,
 };
 
 /// Which sgemv kernel runs.
@@ -17,6 +17,9 @@ pub enum SgemvKernel {
     N128,
     /// `rows` ∈ {2, 4, 8} rows per warp, n ≤ 32 / rows: segmented shuffle reduction.
     RowsPerWarp(u32),
+    /// `cols` ∈ {4, 8, 16, 32, 64}: one float4 per lane, cols / 4 lanes per row, n ≤ cols,
+    /// n % 4 == 0 (aligned A and x, lda % 4 == 0).
+    Vec4Rows(u32),
     /// Any n, any alignment: one warp per row, scalar loads.
     WarpScalar,
     /// Any n: one warp per row, float4 loads (aligned A and x, lda % 4 == 0).
@@ -67,27 +70,37 @@ impl SgemvShape {
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 8] = [
+    pub const EXPLICIT: [SgemvKernel; 13] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
         SgemvKernel::RowsPerWarp(4),
         SgemvKernel::RowsPerWarp(8),
+        SgemvKernel::Vec4Rows(4),
+        SgemvKernel::Vec4Rows(8),
+        SgemvKernel::Vec4Rows(16),
+        SgemvKernel::Vec4Rows(32),
+        SgemvKernel::Vec4Rows(64),
         SgemvKernel::WarpScalar,
         SgemvKernel::WarpVec4,
         SgemvKernel::BlockPerRow,
     ];
 
-    /// The kernel `Auto` picks: the specialized shapes first, vector loads when aligned,
-    /// a block per row when rows are few and wide.
+    /// The kernel `Auto` picks: float4 rows-per-warp when aligned and n % 4 == 0, n ≤ 128;
+    /// otherwise the scalar specialized shapes, then vector loads when aligned, a block per
+    /// row when rows are few and wide.
     pub fn choose(shape: &SgemvShape) -> SgemvKernel {
         let n = shape.n;
+        let float4_rows = n > 0 && n % 4 == 0 && shape.vector_aligned();
         match n {
+            _ if float4_rows && n <= 64 => {
+                SgemvKernel::Vec4Rows(*SGEMV_VEC4_COLS.iter().find(|&&c| n <= c as usize).expect("n ≤ 64"))
+            }
+            _ if float4_rows && n <= 128 => SgemvKernel::N128,
             0..=4 => SgemvKernel::RowsPerWarp(8),
             5..=8 => SgemvKernel::RowsPerWarp(4),
             9..=16 => SgemvKernel::RowsPerWarp(2),
             17..=32 => SgemvKernel::N32,
-            _ if n <= 128 && n % 4 == 0 && shape.vector_aligned() => SgemvKernel::N128,
             _ if n >= 2048 && shape.m <= 1024 => SgemvKernel::BlockPerRow,
             _ if shape.vector_aligned() => SgemvKernel::WarpVec4,
             _ => SgemvKernel::WarpScalar,
@@ -97,7 +110,7 @@ impl SgemvKernel {
     /// Checks that this (non-`Auto`) kernel handles `shape`.
     pub fn validate(self, shape: &SgemvShape) -> Result<()> {
         let unsupported = |what: String| Err(Error::Unsupported { what });
-        let needs_alignment = matches!(self, SgemvKernel::N128 | SgemvKernel::WarpVec4);
+        let needs_alignment = self.vector_loads();
         match self {
             SgemvKernel::N32 if shape.n > 32 => return unsupported(format!("N32 with n = {} > 32", shape.n)),
             SgemvKernel::N128 if shape.n > 128 || shape.n % 4 != 0 => {
@@ -108,6 +121,12 @@ impl SgemvKernel {
             }
             SgemvKernel::RowsPerWarp(r) if shape.n > (WARP_SIZE / r) as usize => {
                 return unsupported(format!("{} rows per warp with n = {} > {}", r, shape.n, WARP_SIZE / r))
+            }
+            SgemvKernel::Vec4Rows(c) if !SGEMV_VEC4_COLS.contains(&c) => {
+                return unsupported(format!("Vec4Rows({}) (built for {:?} columns)", c, SGEMV_VEC4_COLS))
+            }
+            SgemvKernel::Vec4Rows(c) if shape.n > c as usize || shape.n % 4 != 0 => {
+                return unsupported(format!("Vec4Rows({}) with n = {} (needs n ≤ {}, n % 4 == 0)", c, shape.n, c))
             }
             _ => {}
         }
@@ -126,20 +145,38 @@ impl SgemvKernel {
         Ok(())
     }
 
-    /// Entry point, threads per block and blocks for `m` rows.
-    pub fn launch_config(self, m: usize) -> (String, u32, u32) {
-        let warps = (SGEMV_BLOCK / WARP_SIZE) as usize;
+    /// Whether this kernel uses float4 loads (needs aligned A and x, lda % 4 == 0).
+    pub fn vector_loads(self) -> bool {
+        matches!(self, SgemvKernel::N128 | SgemvKernel::WarpVec4 | SgemvKernel::Vec4Rows(_))
+    }
+
+    /// Rows one warp covers per tile (`SGEMV_ROW_UNROLL` steps); 0 for `BlockPerRow`.
+    pub fn rows_per_warp_tile(self) -> usize {
         let k = SGEMV_ROW_UNROLL as usize;
-        let per_block = |rows_per_warp: usize| ((m + warps * rows_per_warp - 1) / (warps * rows_per_warp)).max(1) as u32;
         match self {
-            SgemvKernel::N32 => ("sgemv_n32".into(), SGEMV_BLOCK, per_block(k)),
-            SgemvKernel::N128 => ("sgemv_n128".into(), SGEMV_BLOCK, per_block(k)),
-            SgemvKernel::RowsPerWarp(r) => (format!("sgemv_rows{}", r), SGEMV_BLOCK, per_block(k * r as usize)),
-            SgemvKernel::WarpScalar => ("sgemv_warp_scalar".into(), SGEMV_BLOCK, per_block(k)),
-            SgemvKernel::WarpVec4 => ("sgemv_warp_vec4".into(), SGEMV_BLOCK, per_block(k)),
-            SgemvKernel::BlockPerRow => ("sgemv_block_per_row".into(), SGEMV_ROW_BLOCK, m.max(1) as u32),
-            SgemvKernel::Auto => unreachable!("Auto is resolved by choose()"),
+            SgemvKernel::RowsPerWarp(r) => k * r as usize,
+            SgemvKernel::Vec4Rows(c) => k * (4 * WARP_SIZE / c) as usize,
+            SgemvKernel::BlockPerRow => 0,
+            _ => k,
         }
+    }
+
+    /// Entry point, threads per block and blocks for `m` rows: enough blocks for every warp
+    /// to get a tile, at most `resident_blocks` (warps then stride over further tiles).
+    pub fn launch_config(self, m: usize, resident_blocks: u32) -> (String, u32, u32) {
+        let name = match self {
+            SgemvKernel::N32 => "sgemv_n32".to_string(),
+            SgemvKernel::N128 => "sgemv_n128".to_string(),
+            SgemvKernel::RowsPerWarp(r) => format!("sgemv_rows{}", r),
+            SgemvKernel::Vec4Rows(c) => format!("sgemv_vec4_n{}", c),
+            SgemvKernel::WarpScalar => "sgemv_warp_scalar".to_string(),
+            SgemvKernel::WarpVec4 => "sgemv_warp_vec4".to_string(),
+            SgemvKernel::BlockPerRow => return ("sgemv_block_per_row".to_string(), SGEMV_ROW_BLOCK, m.max(1) as u32),
+            SgemvKernel::Auto => unreachable!("Auto is resolved by choose()"),
+        };
+        let rows_per_block = (SGEMV_BLOCK / WARP_SIZE) as usize * self.rows_per_warp_tile();
+        let blocks = ((m + rows_per_block - 1) / rows_per_block).clamp(1, resident_blocks.max(1) as usize);
+        (name, SGEMV_BLOCK, blocks as u32)
     }
 }
 
@@ -189,7 +226,8 @@ impl Gpu {
         };
         kernel.validate(&shape)?;
         self.bind()?;
-        let (name, block, grid) = kernel.launch_config(m);
+        let resident = self.sm_count() * (self.max_threads_per_sm() / SGEMV_BLOCK).max(1);
+        let (name, block, grid) = kernel.launch_config(m, resident);
         let y_ptr = y.as_device_ptr().as_raw();
         let (m32, n32, lda32) = (m as u32, n as u32, lda as u32);
         self.launch(&name, grid, block, &[&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m32, &n32, &lda32, &opts.alpha, &opts.beta, &y_ptr])

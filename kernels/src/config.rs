@@ -56,7 +56,10 @@ pub const SGEMV_BLOCK: u32 = 256;
 pub const SGEMV_ROW_BLOCK: u32 = 256;
 /// Rows per warp of the segmented kernels (n ≤ 32 / rows): `sgemv_rows{R}`.
 pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
-/// Row groups each warp takes, with all their loads issued before any reduction.
+/// Column counts of the float4 rows-per-warp kernels `sgemv_vec4_n{cols}` (n ≤ cols, n % 4 == 0):
+/// cols / 4 lanes per row, 128 / cols rows per warp step. 128 is `sgemv_n128`.
+pub const SGEMV_VEC4_COLS: [u32; 5] = [4, 8, 16, 32, 64];
+/// Row groups in one warp's tile, with all their loads issued before any reduction.
 pub const SGEMV_ROW_UNROLL: u32 = 4;
 
 /// A (min, max) pair as the minmax kernels write it.

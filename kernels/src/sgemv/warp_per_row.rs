@@ -1,5 +1,5 @@
 //! One warp per row with scalar loads: any alignment and any `lda`.
-use super::{store_y, warp_first_row};
+use super::{for_each_tile, store_y};
 use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
 use crate::warp;
@@ -7,41 +7,42 @@ use crate::warp;
 const K: usize = SGEMV_ROW_UNROLL as usize;
 
 /// n ≤ 32 (specialized for 32): lane j multiplies column j, a shuffle reduction per row.
-/// Each warp takes `K` consecutive rows and issues all their loads before reducing.
+/// Thread mapping: a warp per row, tiles of `K` rows with all loads issued before reducing.
 pub unsafe fn n32(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
-    let (first, lane) = warp_first_row(K as u32);
-    if first >= m {
-        return;
-    }
-    let lane = lane as usize;
+    let lane = warp::lane() as usize;
     let xv = if lane < n { *x.add(lane) } else { 0.0 };
-    let mut prod = [0.0f32; K];
-    for k in 0..K {
-        if first + k < m && lane < n {
-            prod[k] = *a.add((first + k) * lda + lane) * xv;
+    for_each_tile(m, K, |first| {
+        let mut prod = [0.0f32; K];
+        for k in 0..K {
+            if first + k < m && lane < n {
+                prod[k] = *a.add((first + k) * lda + lane) * xv;
+            }
         }
-    }
-    for k in 0..K {
-        let dot = warp::reduce::<Sum<f32>>(prod[k]);
-        if lane == 0 && first + k < m {
-            store_y(y, first + k, dot, alpha, beta);
+        for k in 0..K {
+            let dot = warp::reduce::<Sum<f32>>(prod[k]);
+            if lane == 0 && first + k < m {
+                store_y(y, first + k, dot, alpha, beta);
+            }
         }
-    }
+    });
 }
 
 /// Any n: lanes stride over the row's columns by 32, then a shuffle reduction.
+/// Thread mapping: a warp per row, tiles of `K` rows.
 pub unsafe fn general(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
-    let (first, lane) = warp_first_row(K as u32);
-    for row in first..core::cmp::min(first + K, m) {
-        let mut acc = 0.0f32;
-        let mut j = lane as usize;
-        while j < n {
-            acc += *a.add(row * lda + j) * *x.add(j);
-            j += WARP_SIZE as usize;
+    let lane = warp::lane() as usize;
+    for_each_tile(m, K, |first| {
+        for row in first..core::cmp::min(first + K, m) {
+            let mut acc = 0.0f32;
+            let mut j = lane;
+            while j < n {
+                acc += *a.add(row * lda + j) * *x.add(j);
+                j += WARP_SIZE as usize;
+            }
+            let dot = warp::reduce::<Sum<f32>>(acc);
+            if lane == 0 {
+                store_y(y, row, dot, alpha, beta);
+            }
         }
-        let dot = warp::reduce::<Sum<f32>>(acc);
-        if lane == 0 {
-            store_y(y, row, dot, alpha, beta);
-        }
-    }
+    });
 }
