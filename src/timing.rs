@@ -27,6 +27,28 @@ pub fn median_ms(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize)
     Ok(times[times.len() / 2])
 }
 
+/// Calls queued between one pair of events by [`pipelined_ms`].
+pub const QUEUED: usize = 20;
+
+/// Milliseconds per call with `QUEUED` calls of `f(i)` between one pair of events (median of
+/// 5 such runs): the host stays ahead, so a single call's launch latency is left out.
+pub fn pipelined_ms(gpu: &Gpu, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
+    Ok(median_ms(gpu, 1, 5, |i| (0..QUEUED).try_for_each(|j| f(i * QUEUED + j)))? / QUEUED as f64)
+}
+
+/// Host microseconds per call spent enqueueing `f(i)` (wall clock over `QUEUED` calls, which
+/// fit in the launch queue), then waits for the stream.
+pub fn host_us(gpu: &Gpu, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
+    gpu.synchronize()?;
+    let start = std::time::Instant::now();
+    for i in 0..QUEUED {
+        f(i)?;
+    }
+    let us = start.elapsed().as_secs_f64() * 1e6 / QUEUED as f64;
+    gpu.synchronize()?;
+    Ok(us)
+}
+
 /// GB/s for `bytes` moved in `ms` milliseconds.
 pub fn gbps(bytes: usize, ms: f64) -> f64 {
     bytes as f64 / (ms * 1e-3) / 1e9

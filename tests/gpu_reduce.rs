@@ -13,6 +13,7 @@ const FINISHES: [Finish; 4] = [Finish::Atomic, Finish::SecondPass, Finish::Host,
 fn grains(kernel: LadderKernel) -> &'static [u32] {
     match kernel {
         LadderKernel::GlobalStride | LadderKernel::LocalStride | LadderKernel::WarpShuffle => &[1, 8],
+        LadderKernel::Vectorized => &[1, 4],
         _ => &[1],
     }
 }

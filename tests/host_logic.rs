@@ -1,6 +1,6 @@
 //! Tests that run everywhere, GPU or not: the PTX itself, launch arithmetic and validation.
 use cudakernels::config::{
-    FAST_BLOCK, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES, WARP_SIZE,
+    FAST_BLOCK, FAST_GRAIN, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES, WARP_SIZE,
 };
 use cudakernels::{
     ladder_entry_point, validate_sgemv, Error, Finish, LadderKernel, ReduceStrategy, SgemvKernel, SgemvShape, TypedOp, PTX,
@@ -124,7 +124,10 @@ fn ladder_launch_arithmetic() {
     // The vectorized grid covers small inputs with one vector per thread and stops at
     // the resident blocks for large ones.
     assert_eq!(g(LadderKernel::Vectorized, 1 << 20, 512, 1), 512);
+    assert_eq!(g(LadderKernel::Vectorized, 1 << 20, 512, 4), 128);
+    assert_eq!(g(LadderKernel::Vectorized, (1 << 20) + 1, 512, 4), 129);
     assert_eq!(g(LadderKernel::Vectorized, 1 << 28, 512, 1), 132 * 4);
+    assert_eq!(g(LadderKernel::Vectorized, 1 << 28, 1024, 8), 132 * 2);
     // Every element-per-thread step covers n.
     for &n in [1usize, 31, 33, 1023, 1025, (1 << 20) + 3].iter() {
         for &b in LADDER_BLOCKS.iter() {
@@ -141,7 +144,7 @@ fn ladder_launch_arithmetic() {
 #[test]
 fn strategy_validation() {
     assert_eq!(ReduceStrategy::default(), ReduceStrategy::Auto);
-    assert_eq!(ReduceStrategy::Auto.resolve(), (LadderKernel::Vectorized, Finish::LastBlock, FAST_BLOCK, 1));
+    assert_eq!(ReduceStrategy::Auto.resolve(), (LadderKernel::Vectorized, Finish::LastBlock, FAST_BLOCK, FAST_GRAIN));
     let s = |block, grain| ReduceStrategy::Ladder { kernel: LadderKernel::Sequential, finish: Finish::SecondPass, block, grain };
     assert!(s(256, 1).validate().is_ok());
     assert!(matches!(s(100, 1).validate(), Err(Error::Unsupported { .. })));

@@ -87,13 +87,20 @@ impl Gpu {
         self.stream.synchronize().check("cuStreamSynchronize")
     }
 
-    /// Makes this handle's context current on the calling thread.
+    /// Makes this handle's context current on the calling thread (if it is not already).
     pub(crate) fn bind(&self) -> Result<()> {
+        let mut current = std::ptr::null_mut();
+        // SAFETY: cuCtxGetCurrent writes one context handle. On failure, set_current reports.
+        let ok = unsafe { cust::sys::cuCtxGetCurrent(&mut current) } == cust::sys::CUresult::CUDA_SUCCESS;
+        if ok && current == self.context.as_raw() {
+            return Ok(());
+        }
         CurrentContext::set_current(&self.context).check("cuCtxSetCurrent")
     }
 
     /// Launches kernel `name` with the raw argument words `args` (each a `DeviceCopy` value).
     pub(crate) fn launch(&self, name: &str, grid: u32, block: u32, args: &[&dyn KernelArg]) -> Result<()> {
+        assert!(args.len() <= MAX_KERNEL_ARGS, "{} takes more than {} parameters", name, MAX_KERNEL_ARGS);
         let mut functions = self.functions.borrow_mut();
         if !functions.contains_key(name) {
             let f = self.module.get_function(name).check("cuModuleGetFunction")?;
@@ -102,10 +109,13 @@ impl Gpu {
             functions.insert(name.to_string(), f);
         }
         let function = &functions[name];
-        let ptrs: Vec<*mut std::ffi::c_void> = args.iter().map(|a| a.as_arg_ptr()).collect();
+        let mut ptrs = [std::ptr::null_mut(); MAX_KERNEL_ARGS];
+        for (p, a) in ptrs.iter_mut().zip(args) {
+            *p = a.as_arg_ptr();
+        }
         // SAFETY: the callers pass exactly the kernel's parameters, in order, with device
         // pointers they validated; the launch result is checked, faults surface at the next sync.
-        unsafe { self.stream.launch(function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs) }.check("cuLaunchKernel")
+        unsafe { self.stream.launch(function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs[..args.len()]) }.check("cuLaunchKernel")
     }
 
     /// A device pointer to `bytes` of scratch for per-block partials, grown as needed.
@@ -140,6 +150,9 @@ impl Gpu {
     }
 }
 
+/// Most parameters any kernel takes (sgemv's `&[f32]`s count two each).
+const MAX_KERNEL_ARGS: usize = 12;
+
 /// A value passed to a kernel by address (cust's launch convention).
 pub(crate) trait KernelArg {
     fn as_arg_ptr(&self) -> *mut std::ffi::c_void;
@@ -155,11 +168,12 @@ pub(crate) fn raw<T: DeviceCopy>(s: &DeviceSlice<T>) -> (u64, usize) {
     (s.as_device_ptr().as_raw(), s.len())
 }
 
-/// Blocks of `block` threads for a vectorized reduction over `bytes`: one 16-byte load per
-/// thread for small inputs, at most the blocks the device keeps resident for large ones.
-pub fn vectorized_grid(bytes: usize, block: u32, sm_count: u32, max_threads_per_sm: u32) -> u32 {
+/// Blocks of `block` threads for a vectorized reduction over `bytes`: `vectors_per_thread`
+/// 16-byte loads per thread for small inputs, at most the blocks the device keeps resident
+/// for large ones (threads then stride over the rest).
+pub fn vectorized_grid(bytes: usize, block: u32, vectors_per_thread: u32, sm_count: u32, max_threads_per_sm: u32) -> u32 {
     let resident = sm_count as usize * (max_threads_per_sm / block).max(1) as usize;
-    let per_block = block as usize * kernels::config::VECTOR_BYTES;
+    let per_block = block as usize * vectors_per_thread.max(1) as usize * kernels::config::VECTOR_BYTES;
     ((bytes + per_block - 1) / per_block).clamp(1, resident) as u32
 }
 

@@ -2,7 +2,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::{check_len, raw, vectorized_grid, Gpu};
 use cust::memory::{DeviceCopy, DeviceSlice};
-use kernels::config::{finish, FAST_BLOCK, FINISH_BLOCK, LADDER_BLOCKS, LADDER_STEPS};
+use kernels::config::{finish, FAST_BLOCK, FAST_GRAIN, FINISH_BLOCK, LADDER_BLOCKS, LADDER_STEPS};
 
 /// One step of the reduction ladder (see `kernels::reduce`), slowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,7 +52,7 @@ impl LadderKernel {
             LadderKernel::GlobalStride | LadderKernel::LocalStride | LadderKernel::WarpShuffle => {
                 div_ceil(n, b * grain as usize)
             }
-            LadderKernel::Vectorized => vectorized_grid(4 * n, block, sm_count, max_threads_per_sm) as usize,
+            LadderKernel::Vectorized => vectorized_grid(4 * n, block, grain, sm_count, max_threads_per_sm) as usize,
         };
         blocks.max(1) as u32
     }
@@ -74,9 +74,12 @@ pub enum Finish {
 /// Which kernel computes a sum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceStrategy {
-    /// The deterministic fast path: `Vectorized`, `LastBlock`, `FAST_BLOCK` threads.
+    /// The deterministic fast path: `Vectorized`, `LastBlock`, `FAST_BLOCK` threads, grain
+    /// `FAST_GRAIN`.
     Auto,
-    /// An explicit ladder step, finish, block size (`LADDER_BLOCKS`) and grain (≥ 1).
+    /// An explicit ladder step, finish, block size (`LADDER_BLOCKS`) and grain (≥ 1): elements
+    /// per thread for the strided steps, 16-byte vectors per thread for `Vectorized` (until
+    /// the grid reaches the resident blocks), unused by the others.
     Ladder { kernel: LadderKernel, finish: Finish, block: u32, grain: u32 },
 }
 
@@ -90,7 +93,7 @@ impl ReduceStrategy {
     /// The explicit strategy `Auto` stands for.
     pub fn resolve(self) -> (LadderKernel, Finish, u32, u32) {
         match self {
-            ReduceStrategy::Auto => (LadderKernel::Vectorized, Finish::LastBlock, FAST_BLOCK, 1),
+            ReduceStrategy::Auto => (LadderKernel::Vectorized, Finish::LastBlock, FAST_BLOCK, FAST_GRAIN),
             ReduceStrategy::Ladder { kernel, finish, block, grain } => (kernel, finish, block, grain),
         }
     }

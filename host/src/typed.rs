@@ -9,7 +9,7 @@
 use crate::error::{alloc, Error, Result};
 use crate::gpu::{check_len, raw, vectorized_grid, Gpu};
 use cust::memory::{DeviceCopy, DeviceSlice};
-use kernels::config::FAST_BLOCK;
+use kernels::config::{FAST_BLOCK, FAST_GRAIN};
 
 /// An element type of the typed reductions.
 pub trait TypedElement: DeviceCopy + Default + Copy + std::fmt::Debug {
@@ -54,7 +54,7 @@ impl Gpu {
         check_len("input length", input.len())?;
         self.bind()?;
         let bytes = input.len() * std::mem::size_of::<T>();
-        let grid = vectorized_grid(bytes, FAST_BLOCK, self.sm_count(), self.max_threads_per_sm());
+        let grid = vectorized_grid(bytes, FAST_BLOCK, FAST_GRAIN, self.sm_count(), self.max_threads_per_sm());
         // Partials hold one accumulator per block; a MinMax is at most two of them.
         let partials = self.partials(grid as usize * 2 * std::mem::size_of::<A>())?;
         let counter = self.counter();

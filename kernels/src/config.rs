@@ -14,6 +14,9 @@ pub const VECTOR_BYTES: usize = 16;
 pub const VECTOR_UNROLL: u32 = 4;
 /// Block size of the vectorized (fast-path) reductions, typed and f32/i32.
 pub const FAST_BLOCK: u32 = 512;
+/// 16-byte vectors per thread the fast path sizes its grid for, until the grid reaches the
+/// blocks the device keeps resident (the `grain` of `Vectorized`).
+pub const FAST_GRAIN: u32 = 1;
 /// Block size of the second-pass kernel that folds per-block partials.
 pub const FINISH_BLOCK: u32 = 1024;
 

@@ -3,7 +3,7 @@
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
-use cudakernels::timing::{gbps, median_ms};
+use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{open, Finish, Gpu, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
 
 const REPS: usize = 30;
@@ -73,6 +73,37 @@ fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
+/// The fast path's grid: block size × vectors per thread, at each size, cold. `pipelined`
+/// is the time per call with calls queued back to back (`timing::pipelined_ms`); `host` the
+/// CPU time to enqueue one call.
+fn fast_path_tuning(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    println!("### Fast-path tuning: Vectorized + LastBlock, f32 sum, cold\n");
+    println!("| n | block | grain | grid | median µs | pipelined µs | host µs | GB/s | % of copy |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for &log_n in [20usize, 24, 28].iter() {
+        let n = 1usize << log_n;
+        let bufs = buffers(rotation(gpu, 4 * n), n, |i| (i % 7) as f32 - 3.0)?;
+        let mut out = buffers(1, 1, |_| 0.0f32)?;
+        for &block in [256u32, 512, 1024].iter() {
+            for &grain in [1u32, 2, 4, 8].iter() {
+                let s = ReduceStrategy::Ladder { kernel: LadderKernel::Vectorized, finish: Finish::LastBlock, block, grain };
+                let mut call = |i: usize| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out[0], s).map(|_| ());
+                let ms = median_ms(gpu, WARMUP, REPS, &mut call)?;
+                let piped = pipelined_ms(gpu, &mut call)?;
+                let host = host_us(gpu, &mut call)?;
+                let grid = LadderKernel::Vectorized.grid(n, block, grain, gpu.sm_count(), gpu.max_threads_per_sm());
+                let bw = gbps(4 * n, ms);
+                println!(
+                    "| 2^{} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.0} | {:.1}% |",
+                    log_n, block, grain, grid, ms * 1e3, piped * 1e3, host, bw, 100.0 * bw / copy_bw
+                );
+            }
+        }
+    }
+    println!();
+    Ok(())
+}
+
 fn typed_row<T: TypedElement, F: Fn(usize) -> T>(gpu: &Gpu, copy_bw: f64, fill: F) -> Result<()> {
     let bytes = 1usize << 28;
     let n = bytes / std::mem::size_of::<T>();
@@ -111,22 +142,36 @@ fn typed_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
 
 fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("### sgemv y = A·x, A row-major m×n\n");
-    println!("| m | n | kernel | hot µs | hot GB/s | cold µs | cold GB/s | cold % of copy |");
-    println!("|---|---|---|---|---|---|---|---|");
+    let (a1, x1) = (buffers(1, 1, |_| 1.0f32)?, buffers(1, 1, |_| 1.0f32)?);
+    let mut y1 = buffers(1, 1, |_| 0.0f32)?;
+    let floor = median_ms(gpu, WARMUP, REPS, |_| gpu.sgemv(1, 1, &a1[0], &x1[0], &mut y1[0], SgemvOptions::default()))?;
+    println!("Launch floor (Auto, m = n = 1, one event pair per call): {:.1} µs\n", floor * 1e3);
+    println!("| m | n | kernel | hot µs | hot GB/s | cold µs | cold GB/s | cold % of copy | cold pipelined µs | host µs |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for &m in [16384usize, 1 << 20].iter() {
         for &n in [16usize, 32, 128].iter() {
             let bytes = 4 * (m * n + n + m);
             let a = buffers(rotation(gpu, 4 * m * n), m * n, |i| ((i % 13) as f32 - 6.0) * 0.125)?;
             let x = buffers(1, n, |i| (i % 5) as f32 * 0.25)?;
             let mut y = buffers(1, m, |_| 0.0f32)?;
-            let opts = SgemvOptions::default();
-            let hot = median_ms(gpu, WARMUP, REPS, |_| gpu.sgemv(m, n, &a[0], &x[0], &mut y[0], opts))?;
-            let cold = median_ms(gpu, WARMUP, REPS, |i| gpu.sgemv(m, n, &a[i % a.len()], &x[0], &mut y[0], opts))?;
             let shape = cudakernels::validate_sgemv(m, n, n, (a[0].as_device_ptr().as_raw(), m * n), (x[0].as_device_ptr().as_raw(), n), m)?;
-            println!(
-                "| {} | {} | {:?} | {:.1} | {:.0} | {:.1} | {:.0} | {:.1}% |",
-                m, n, SgemvKernel::choose(&shape), hot * 1e3, gbps(bytes, hot), cold * 1e3, gbps(bytes, cold), 100.0 * gbps(bytes, cold) / copy_bw
-            );
+            let kernels = std::iter::once(SgemvKernel::Auto).chain(SgemvKernel::EXPLICIT.iter().copied().filter(|k| k.validate(&shape).is_ok()));
+            for kernel in kernels {
+                let opts = SgemvOptions { kernel, ..SgemvOptions::default() };
+                let hot = median_ms(gpu, WARMUP, REPS, |_| gpu.sgemv(m, n, &a[0], &x[0], &mut y[0], opts))?;
+                let mut cold_call = |i: usize| gpu.sgemv(m, n, &a[i % a.len()], &x[0], &mut y[0], opts);
+                let cold = median_ms(gpu, WARMUP, REPS, &mut cold_call)?;
+                let piped = pipelined_ms(gpu, &mut cold_call)?;
+                let host = host_us(gpu, &mut cold_call)?;
+                let name = match kernel {
+                    SgemvKernel::Auto => format!("**Auto = {:?}**", SgemvKernel::choose(&shape)),
+                    k => format!("{:?}", k),
+                };
+                println!(
+                    "| {} | {} | {} | {:.1} | {:.0} | {:.1} | {:.0} | {:.1}% | {:.1} | {:.1} |",
+                    m, n, name, hot * 1e3, gbps(bytes, hot), cold * 1e3, gbps(bytes, cold), 100.0 * gbps(bytes, cold) / copy_bw, piped * 1e3, host
+                );
+            }
         }
     }
     println!();
@@ -144,6 +189,7 @@ fn main() {
     println!("## Benchmark on {} ({} SMs, L2 {} MiB)", gpu.name(), gpu.sm_count(), gpu.l2_bytes() >> 20);
     let result = copy_bandwidth(&gpu).and_then(|bw| {
         ladder_table(&gpu, bw)?;
+        fast_path_tuning(&gpu, bw)?;
         typed_table(&gpu, bw)?;
         sgemv_table(&gpu, bw)
     });
