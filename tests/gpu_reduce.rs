@@ -94,10 +94,8 @@ fn ladder_f32_random_within_rounding_bound() {
     let mut refs = std::collections::HashMap::new();
     for_every_strategy(&gpu, &dev, |got, len, offset, s, grid| {
         let want: f64 = *refs.entry((len, offset)).or_insert_with(|| host[offset..offset + len].iter().map(|&v| v as f64).sum());
-        let (block, grain, atomic) = match s {
-            ReduceStrategy::Ladder { block, grain, finish, .. } => (block as usize, grain as usize, finish == Finish::Atomic),
-            ReduceStrategy::Auto => (512, 1, false),
-        };
+        let (_, finish, block, grain) = s.resolve(4 * len);
+        let (block, grain, atomic) = (block as usize, grain as usize, finish == Finish::Atomic);
         let threads = (grid.max(1) as usize * block).max(1);
         // per-thread sequential adds, the block tree, then the blocks (sequential if atomic)
         let per_thread = 4 * grain * (len / threads + 2);
@@ -121,7 +119,7 @@ fn auto_is_deterministic_and_second_pass_agrees() {
         }
         // The second pass is deterministic too, and agrees with the last-block finish within
         // rounding (it folds the same partials with a different block size, so bits may differ).
-        let (kernel, _, block, grain) = ReduceStrategy::Auto.resolve();
+        let (kernel, _, block, grain) = ReduceStrategy::Auto.resolve(4 * n);
         let s = ReduceStrategy::Ladder { kernel, finish: Finish::SecondPass, block, grain };
         let second = gpu.reduce_sum(&dev, s).unwrap();
         assert_eq!(gpu.reduce_sum(&dev, s).unwrap().to_bits(), second.to_bits(), "seed {} n {}", rng.seed, n);

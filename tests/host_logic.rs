@@ -1,6 +1,6 @@
 //! Tests that run everywhere, GPU or not: the PTX itself, launch arithmetic and validation.
 use cudakernels::config::{
-    FAST_BLOCK, FAST_GRAIN, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES, WARP_SIZE,
+    FAST_LARGE, FAST_SMALL, FAST_SMALL_BYTES, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES, WARP_SIZE,
 };
 use cudakernels::{
     ladder_entry_point, validate_sgemv, Error, Finish, LadderKernel, ReduceStrategy, SgemvKernel, SgemvShape, TypedOp, PTX,
@@ -144,7 +144,13 @@ fn ladder_launch_arithmetic() {
 #[test]
 fn strategy_validation() {
     assert_eq!(ReduceStrategy::default(), ReduceStrategy::Auto);
-    assert_eq!(ReduceStrategy::Auto.resolve(), (LadderKernel::Vectorized, Finish::LastBlock, FAST_BLOCK, FAST_GRAIN));
+    let auto = |bytes| ReduceStrategy::Auto.resolve(bytes);
+    assert_eq!(auto(4), (LadderKernel::Vectorized, Finish::LastBlock, FAST_SMALL.0, FAST_SMALL.1));
+    assert_eq!(auto(FAST_SMALL_BYTES), (LadderKernel::Vectorized, Finish::LastBlock, FAST_SMALL.0, FAST_SMALL.1));
+    assert_eq!(auto(FAST_SMALL_BYTES + 4), (LadderKernel::Vectorized, Finish::LastBlock, FAST_LARGE.0, FAST_LARGE.1));
+    for (block, grain) in [FAST_SMALL, FAST_LARGE].iter() {
+        assert!(LADDER_BLOCKS.contains(block) && *grain >= 1, "the fast path must be a ladder instance");
+    }
     let s = |block, grain| ReduceStrategy::Ladder { kernel: LadderKernel::Sequential, finish: Finish::SecondPass, block, grain };
     assert!(s(256, 1).validate().is_ok());
     assert!(matches!(s(100, 1).validate(), Err(Error::Unsupported { .. })));

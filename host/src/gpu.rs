@@ -177,6 +177,12 @@ pub fn vectorized_grid(bytes: usize, block: u32, vectors_per_thread: u32, sm_cou
     ((bytes + per_block - 1) / per_block).clamp(1, resident) as u32
 }
 
+/// The fast path's (threads per block, vectors per thread) for `bytes` of input.
+pub fn fast_launch(bytes: usize) -> (u32, u32) {
+    use kernels::config::{FAST_LARGE, FAST_SMALL, FAST_SMALL_BYTES};
+    if bytes <= FAST_SMALL_BYTES { FAST_SMALL } else { FAST_LARGE }
+}
+
 /// Fails with `TooLarge` past the 32-bit element counts the kernels index with.
 pub(crate) fn check_len(what: &'static str, len: usize) -> Result<()> {
     let max = u32::MAX as usize;

@@ -1,8 +1,8 @@
 //! Sum reductions over f32 and i32 with every step of the ladder selectable.
 use crate::error::{Error, Result};
-use crate::gpu::{check_len, raw, vectorized_grid, Gpu};
+use crate::gpu::{check_len, fast_launch, raw, vectorized_grid, Gpu};
 use cust::memory::{DeviceCopy, DeviceSlice};
-use kernels::config::{finish, FAST_BLOCK, FAST_GRAIN, FINISH_BLOCK, LADDER_BLOCKS, LADDER_STEPS};
+use kernels::config::{finish, FINISH_BLOCK, LADDER_BLOCKS, LADDER_STEPS};
 
 /// One step of the reduction ladder (see `kernels::reduce`), slowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,8 +74,8 @@ pub enum Finish {
 /// Which kernel computes a sum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceStrategy {
-    /// The deterministic fast path: `Vectorized`, `LastBlock`, `FAST_BLOCK` threads, grain
-    /// `FAST_GRAIN`.
+    /// The deterministic fast path: `Vectorized`, `LastBlock`, block and grain by input size
+    /// (`kernels::config::FAST_SMALL` / `FAST_LARGE`). Same input, same bits.
     Auto,
     /// An explicit ladder step, finish, block size (`LADDER_BLOCKS`) and grain (≥ 1): elements
     /// per thread for the strided steps, 16-byte vectors per thread for `Vectorized` (until
@@ -90,17 +90,23 @@ impl Default for ReduceStrategy {
 }
 
 impl ReduceStrategy {
-    /// The explicit strategy `Auto` stands for.
-    pub fn resolve(self) -> (LadderKernel, Finish, u32, u32) {
+    /// The explicit strategy this one stands for on an input of `bytes`.
+    pub fn resolve(self, bytes: usize) -> (LadderKernel, Finish, u32, u32) {
         match self {
-            ReduceStrategy::Auto => (LadderKernel::Vectorized, Finish::LastBlock, FAST_BLOCK, FAST_GRAIN),
+            ReduceStrategy::Auto => {
+                let (block, grain) = fast_launch(bytes);
+                (LadderKernel::Vectorized, Finish::LastBlock, block, grain)
+            }
             ReduceStrategy::Ladder { kernel, finish, block, grain } => (kernel, finish, block, grain),
         }
     }
 
     /// Checks the block size and grain.
     pub fn validate(self) -> Result<()> {
-        let (_, _, block, grain) = self.resolve();
+        let (block, grain) = match self {
+            ReduceStrategy::Auto => return Ok(()),
+            ReduceStrategy::Ladder { block, grain, .. } => (block, grain),
+        };
         if !LADDER_BLOCKS.contains(&block) {
             return Err(Error::Unsupported { what: format!("block size {} (the ladder has {:?})", block, LADDER_BLOCKS) });
         }
@@ -163,7 +169,7 @@ impl Gpu {
         }
         check_len("input length", input.len())?;
         self.bind()?;
-        let (kernel, fin, block, grain) = strategy.resolve();
+        let (kernel, fin, block, grain) = strategy.resolve(input.len() * std::mem::size_of::<T>());
         let n = input.len();
         let out_ptr = out.as_device_ptr().as_raw();
         if n == 0 {

@@ -7,9 +7,8 @@
 //!   below +0.0; ±inf are ordinary values.
 //! - Every call is one deterministic launch (16-byte vector loads, last-block finish).
 use crate::error::{alloc, Error, Result};
-use crate::gpu::{check_len, raw, vectorized_grid, Gpu};
+use crate::gpu::{check_len, fast_launch, raw, vectorized_grid, Gpu};
 use cust::memory::{DeviceCopy, DeviceSlice};
-use kernels::config::{FAST_BLOCK, FAST_GRAIN};
 
 /// An element type of the typed reductions.
 pub trait TypedElement: DeviceCopy + Default + Copy + std::fmt::Debug {
@@ -54,13 +53,14 @@ impl Gpu {
         check_len("input length", input.len())?;
         self.bind()?;
         let bytes = input.len() * std::mem::size_of::<T>();
-        let grid = vectorized_grid(bytes, FAST_BLOCK, FAST_GRAIN, self.sm_count(), self.max_threads_per_sm());
+        let (block, grain) = fast_launch(bytes);
+        let grid = vectorized_grid(bytes, block, grain, self.sm_count(), self.max_threads_per_sm());
         // Partials hold one accumulator per block; a MinMax is at most two of them.
         let partials = self.partials(grid as usize * 2 * std::mem::size_of::<A>())?;
         let counter = self.counter();
         let (ptr, len) = raw(input);
         let out_ptr = out.as_device_ptr().as_raw();
-        self.launch(name, grid, FAST_BLOCK, &[&ptr, &len, &partials, &counter, &out_ptr])
+        self.launch(name, grid, block, &[&ptr, &len, &partials, &counter, &out_ptr])
     }
 
     fn need_out<A: DeviceCopy>(out: &DeviceSlice<A>, len: usize) -> Result<()> {

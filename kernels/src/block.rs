@@ -4,7 +4,7 @@ use crate::ops::{AtomicAdd, ReduceOp};
 use crate::warp;
 use core::ptr::{read_volatile, write_volatile};
 use core::sync::atomic::Ordering;
-use cuda_std::thread::{block_dim_x, block_idx_x, device_fence, grid_dim_x, thread_idx_x};
+use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 
 /// Block barrier as the non-aligned `barrier.sync 0`. cuda_std's `sync_threads` emits
 /// `bar.sync` (= `barrier.sync.aligned`), which this codegen may tail-duplicate into divergent
@@ -54,6 +54,14 @@ pub unsafe fn reduce_array<O: ReduceOp>(values: *const O::Acc, len: usize) -> O:
     reduce::<O>(acc)
 }
 
+/// Acquire-release fence at GPU scope (`fence.acq_rel.gpu`): orders this thread's earlier
+/// writes before its later ones for every block. Lighter than `membar.gl` (= `fence.sc.gpu`),
+/// which cuda_std's `device_fence` emits; the last-block hand-off needs only acquire-release.
+#[inline(always)]
+pub fn fence_acq_rel_gpu() {
+    unsafe { asm!("fence.acq_rel.gpu;") }
+}
+
 /// `finish::LAST_BLOCK`: every block stores its value (valid in thread 0) to `partials`, takes
 /// a ticket, and the last block folds all partials in block order into `out[0]`, then resets
 /// `counter` to 0 for the next launch. One launch, deterministic.
@@ -63,13 +71,13 @@ pub unsafe fn finish_last_block<O: ReduceOp>(v: O::Acc, partials: *mut O::Acc, c
     let grid = grid_dim_x();
     if thread_idx_x() == 0 {
         write_volatile(partials.add(block_idx_x() as usize), v);
-        device_fence();
+        fence_acq_rel_gpu();
         let ticket = cuda_std::atomic::mid::atomic_fetch_add_u32_device(counter, Ordering::Relaxed, 1);
         *is_last = (ticket == grid - 1) as u32;
     }
     sync_threads();
     if *is_last != 0 {
-        device_fence();
+        fence_acq_rel_gpu();
         let total = reduce_array::<O>(partials, grid as usize);
         if thread_idx_x() == 0 {
             *out = total;

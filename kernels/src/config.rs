@@ -12,11 +12,13 @@ pub const LADDER_BLOCKS: [u32; 4] = [128, 256, 512, 1024];
 pub const VECTOR_BYTES: usize = 16;
 /// Vector loads each thread keeps in flight per iteration in the vectorized kernels.
 pub const VECTOR_UNROLL: u32 = 4;
-/// Block size of the vectorized (fast-path) reductions, typed and f32/i32.
-pub const FAST_BLOCK: u32 = 512;
-/// 16-byte vectors per thread the fast path sizes its grid for, until the grid reaches the
-/// blocks the device keeps resident (the `grain` of `Vectorized`).
-pub const FAST_GRAIN: u32 = 1;
+/// The fast path (`Auto` sums and the typed reductions) launches (threads per block, 16-byte
+/// vectors per thread until the grid reaches the resident blocks): `FAST_SMALL` for inputs
+/// of at most `FAST_SMALL_BYTES`, where more, smaller blocks shorten the launch and the
+/// last-block tail, and `FAST_LARGE` above. Measured on an H200 (BENCHMARKS.md).
+pub const FAST_SMALL_BYTES: usize = 8 << 20;
+pub const FAST_SMALL: (u32, u32) = (256, 4);
+pub const FAST_LARGE: (u32, u32) = (1024, 4);
 /// Block size of the second-pass kernel that folds per-block partials.
 pub const FINISH_BLOCK: u32 = 1024;
 

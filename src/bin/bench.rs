@@ -17,8 +17,12 @@ fn rotation(gpu: &Gpu, bytes: usize) -> usize {
 fn buffers<T: DeviceCopy + Copy>(count: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<Vec<DeviceBuffer<T>>> {
     let host: Vec<T> = (0..n).map(&fill).collect();
     (0..count)
-        .map(|_| DeviceBuffer::from_slice(&host).map_err(|source| cudakernels::Error::Cuda { call: "cuMemcpyHtoD", source }))
+        .map(|_| DeviceBuffer::from_slice(&host).map_err(cuda("cuMemcpyHtoD")))
         .collect()
+}
+
+fn cuda(call: &'static str) -> impl Fn(cudakernels::cust::error::CudaError) -> cudakernels::Error {
+    move |source| cudakernels::Error::Cuda { call, source }
 }
 
 fn copy_bandwidth(gpu: &Gpu) -> Result<f64> {
@@ -27,7 +31,7 @@ fn copy_bandwidth(gpu: &Gpu) -> Result<f64> {
     let mut dst = buffers(1, bytes, |_| 0u8)?;
     let ms = median_ms(gpu, WARMUP, REPS, |_| {
         // SAFETY: both buffers live until the stream is synchronized inside median_ms.
-        unsafe { dst[0].async_copy_from(&src[0], gpu.stream()) }.map_err(|source| cudakernels::Error::Cuda { call: "cuMemcpyDtoDAsync", source })
+        unsafe { dst[0].async_copy_from(&src[0], gpu.stream()) }.map_err(cuda("cuMemcpyDtoDAsync"))
     })?;
     let bw = gbps(2 * bytes, ms);
     println!("\nDevice-to-device copy of 1 GiB: {:.1} µs, {:.0} GB/s (read + write)\n", ms * 1e3, bw);
@@ -38,7 +42,7 @@ fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     for &log_n in [20usize, 24, 28].iter() {
         let n = 1usize << log_n;
         let bufs = buffers(rotation(gpu, 4 * n), n, |i| (i % 7) as f32 - 3.0)?;
-        let mut out = DeviceBuffer::<f32>::zeroed(1).map_err(|source| cudakernels::Error::Cuda { call: "cuMemAlloc", source })?;
+        let mut out = DeviceBuffer::<f32>::zeroed(1).map_err(cuda("cuMemAlloc"))?;
         println!("### f32 sum, n = 2^{} ({} MiB, cold: {} buffers rotated)\n", log_n, 4 * n >> 20, bufs.len());
         println!("| kernel | finish | block | grain | median µs | GB/s | % of copy | step speedup | cumulative |");
         println!("|---|---|---|---|---|---|---|---|---|");
@@ -56,7 +60,7 @@ fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let (mut first, mut prev) = (0.0, 0.0);
         for (name, s) in rows {
             let ms = median_ms(gpu, WARMUP, REPS, |i| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out, s).map(|_| ()))?;
-            let (_, finish, block, grain) = s.resolve();
+            let (_, finish, block, grain) = s.resolve(4 * n);
             if first == 0.0 {
                 first = ms;
                 prev = ms;
@@ -144,8 +148,22 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("### sgemv y = A·x, A row-major m×n\n");
     let (a1, x1) = (buffers(1, 1, |_| 1.0f32)?, buffers(1, 1, |_| 1.0f32)?);
     let mut y1 = buffers(1, 1, |_| 0.0f32)?;
-    let floor = median_ms(gpu, WARMUP, REPS, |_| gpu.sgemv(1, 1, &a1[0], &x1[0], &mut y1[0], SgemvOptions::default()))?;
-    println!("Launch floor (Auto, m = n = 1, one event pair per call): {:.1} µs\n", floor * 1e3);
+    let mut tiny = |_| gpu.sgemv(1, 1, &a1[0], &x1[0], &mut y1[0], SgemvOptions::default());
+    let (floor, floor_host) = (median_ms(gpu, WARMUP, REPS, &mut tiny)?, host_us(gpu, &mut tiny)?);
+    // The same kernel through cust alone: what the driver costs without this library's checks.
+    let module = cudakernels::cust::module::Module::from_ptx(cudakernels::PTX, &[]).map_err(cuda("cuModuleLoadData"))?;
+    let f = module.get_function("sgemv_rows8").map_err(cuda("cuModuleGetFunction"))?;
+    let (a, x, y) = (a1[0].as_device_ptr().as_raw(), x1[0].as_device_ptr().as_raw(), y1[0].as_device_ptr().as_raw());
+    let (len, m_n_lda, alpha, beta) = (1usize, 1u32, 1.0f32, 0.0f32);
+    fn arg<T>(v: &T) -> *mut std::ffi::c_void {
+        v as *const T as *mut std::ffi::c_void
+    }
+    let args = [arg(&a), arg(&len), arg(&x), arg(&len), arg(&m_n_lda), arg(&m_n_lda), arg(&m_n_lda), arg(&alpha), arg(&beta), arg(&y)];
+    // SAFETY: sgemv_rows8's ten parameters in order, for a 1×1 problem on live buffers.
+    let mut raw = |_| unsafe { gpu.stream().launch(&f, 1, 32, 0, &args) }.map_err(cuda("cuLaunchKernel"));
+    let (raw_ms, raw_host) = (median_ms(gpu, WARMUP, REPS, &mut raw)?, host_us(gpu, &mut raw)?);
+    println!("Launch floor, m = n = 1 (one event pair per call): Gpu::sgemv {:.1} µs ({:.1} µs on the host), bare cuLaunchKernel of the same kernel {:.1} µs ({:.1} µs on the host)\n",
+        floor * 1e3, floor_host, raw_ms * 1e3, raw_host);
     println!("| m | n | kernel | hot µs | hot GB/s | cold µs | cold GB/s | cold % of copy | cold pipelined µs | host µs |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for &m in [16384usize, 1 << 20].iter() {
