@@ -1,6 +1,7 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
+//! Usage: `bench [ladder|tuning|typed|sgemv]...` (all by default).
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
@@ -196,7 +197,17 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
+type Section = fn(&Gpu, f64) -> Result<()>;
+const SECTIONS: [(&str, Section); 4] =
+    [("ladder", ladder_table), ("tuning", fast_path_tuning), ("typed", typed_table), ("sgemv", sgemv_table)];
+
+/// `bench [SECTION...]`: the named sections (all by default) after the copy reference.
 fn main() {
+    let wanted: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(bad) = wanted.iter().find(|w| !SECTIONS.iter().any(|(name, _)| name == w)) {
+        eprintln!("error: unknown section {:?}; sections are {:?}", bad, SECTIONS.iter().map(|s| s.0).collect::<Vec<_>>());
+        std::process::exit(2);
+    }
     let gpu = match open() {
         Ok(g) => g,
         Err(e) => {
@@ -206,10 +217,10 @@ fn main() {
     };
     println!("## Benchmark on {} ({} SMs, L2 {} MiB)", gpu.name(), gpu.sm_count(), gpu.l2_bytes() >> 20);
     let result = copy_bandwidth(&gpu).and_then(|bw| {
-        ladder_table(&gpu, bw)?;
-        fast_path_tuning(&gpu, bw)?;
-        typed_table(&gpu, bw)?;
-        sgemv_table(&gpu, bw)
+        SECTIONS
+            .iter()
+            .filter(|(name, _)| wanted.is_empty() || wanted.iter().any(|w| w == name))
+            .try_for_each(|(_, section)| section(&gpu, bw))
     });
     if let Err(e) = result {
         eprintln!("error: {}", e);
