@@ -26,14 +26,21 @@ fn cuda(call: &'static str) -> impl Fn(cudakernels::cust::error::CudaError) -> c
     move |source| cudakernels::Error::Cuda { call, source }
 }
 
+/// Median ms of a device-to-device copy of `len` elements, from `srcs[i]` in turn (cold when
+/// they are many or large).
+fn copy_ms<T: DeviceCopy>(gpu: &Gpu, srcs: &[DeviceBuffer<T>], dst: &mut DeviceBuffer<T>, len: usize) -> Result<f64> {
+    median_ms(gpu, WARMUP, REPS, |i| {
+        // SAFETY: both buffers live until the stream is synchronized inside median_ms.
+        unsafe { dst.index(..len).async_copy_from(&srcs[i % srcs.len()].index(..len), gpu.stream()) }
+            .map_err(cuda("cuMemcpyDtoDAsync"))
+    })
+}
+
 fn copy_bandwidth(gpu: &Gpu) -> Result<f64> {
     let bytes = 1usize << 30;
     let src = buffers(1, bytes, |i| i as u8)?;
     let mut dst = buffers(1, bytes, |_| 0u8)?;
-    let ms = median_ms(gpu, WARMUP, REPS, |_| {
-        // SAFETY: both buffers live until the stream is synchronized inside median_ms.
-        unsafe { dst[0].async_copy_from(&src[0], gpu.stream()) }.map_err(cuda("cuMemcpyDtoDAsync"))
-    })?;
+    let ms = copy_ms(gpu, &src, &mut dst[0], bytes)?;
     let bw = gbps(2 * bytes, ms);
     println!("\nDevice-to-device copy of 1 GiB: {:.1} µs, {:.0} GB/s (read + write)\n", ms * 1e3, bw);
     Ok(bw)
@@ -165,6 +172,8 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     let (raw_ms, raw_host) = (median_ms(gpu, WARMUP, REPS, &mut raw)?, host_us(gpu, &mut raw)?);
     println!("Launch floor, m = n = 1 (one event pair per call): Gpu::sgemv {:.1} µs ({:.1} µs on the host), bare cuLaunchKernel of the same kernel {:.1} µs ({:.1} µs on the host)\n",
         floor * 1e3, floor_host, raw_ms * 1e3, raw_host);
+    println!("`% of copy`: of the 1 GiB copy above. `same-size copy`: a cold device-to-device copy moving as many");
+    println!("bytes (read + write) as the sgemv, timed the same way, shown once per shape.\n");
     println!("| m | n | kernel | hot µs | hot GB/s | cold µs | cold GB/s | cold % of copy | cold pipelined µs | host µs |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for &m in [16384usize, 1 << 20].iter() {
@@ -173,6 +182,12 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
             let a = buffers(rotation(gpu, 4 * m * n), m * n, |i| ((i % 13) as f32 - 6.0) * 0.125)?;
             let x = buffers(1, n, |i| (i % 5) as f32 * 0.25)?;
             let mut y = buffers(1, m, |_| 0.0f32)?;
+            let mut dst = buffers(1, bytes / 8, |_| 0.0f32)?;
+            let same_size = copy_ms(gpu, &a, &mut dst[0], bytes / 8)?;
+            println!(
+                "| {} | {} | same-size copy ({} MB) | | | {:.1} | {:.0} | {:.1}% | | |",
+                m, n, bytes / 2 / 1000000, same_size * 1e3, gbps(bytes, same_size), 100.0 * gbps(bytes, same_size) / copy_bw
+            );
             let shape = cudakernels::validate_sgemv(m, n, n, (a[0].as_device_ptr().as_raw(), m * n), (x[0].as_device_ptr().as_raw(), n), m)?;
             let kernels = std::iter::once(SgemvKernel::Auto).chain(SgemvKernel::EXPLICIT.iter().copied().filter(|k| k.validate(&shape).is_ok()));
             for kernel in kernels {
