@@ -172,9 +172,14 @@ pub(crate) fn raw<T: DeviceCopy>(s: &DeviceSlice<T>) -> (u64, usize) {
 /// 16-byte loads per thread for small inputs, at most the blocks the device keeps resident
 /// for large ones (threads then stride over the rest).
 pub fn vectorized_grid(bytes: usize, block: u32, vectors_per_thread: u32, sm_count: u32, max_threads_per_sm: u32) -> u32 {
-    let resident = sm_count as usize * (max_threads_per_sm / block).max(1) as usize;
+    let resident = resident_blocks(block, sm_count, max_threads_per_sm) as usize;
     let per_block = block as usize * vectors_per_thread.max(1) as usize * kernels::config::VECTOR_BYTES;
     ((bytes + per_block - 1) / per_block).clamp(1, resident) as u32
+}
+
+/// Blocks of `block` threads the device keeps resident at once (at least one per SM).
+pub fn resident_blocks(block: u32, sm_count: u32, max_threads_per_sm: u32) -> u32 {
+    sm_count * (max_threads_per_sm / block).max(1)
 }
 
 /// The fast path's (threads per block, vectors per thread) for `bytes` of input.

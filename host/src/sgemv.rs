@@ -1,6 +1,6 @@
 //! sgemv: `y = alpha * A x + beta * y`, A row-major m×n with leading dimension `lda`.
 use crate::error::{Error, Result};
-use crate::gpu::{check_len, Gpu};
+use crate::gpu::{check_len, resident_blocks, Gpu};
 use cust::memory::DeviceSlice;
 use kernels::config::{
     SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, VECTOR_BYTES, WARP_SIZE,
@@ -155,7 +155,7 @@ impl SgemvKernel {
         let k = SGEMV_ROW_UNROLL as usize;
         match self {
             SgemvKernel::RowsPerWarp(r) => k * r as usize,
-            SgemvKernel::Vec4Rows(c) => k * (4 * WARP_SIZE / c) as usize,
+            SgemvKernel::Vec4Rows(c) => k * (4 * WARP_SIZE / c.max(1)) as usize,
             SgemvKernel::BlockPerRow => 0,
             _ => k,
         }
@@ -226,7 +226,7 @@ impl Gpu {
         };
         kernel.validate(&shape)?;
         self.bind()?;
-        let resident = self.sm_count() * (self.max_threads_per_sm() / SGEMV_BLOCK).max(1);
+        let resident = resident_blocks(SGEMV_BLOCK, self.sm_count(), self.max_threads_per_sm());
         let (name, block, grid) = kernel.launch_config(m, resident);
         let y_ptr = y.as_device_ptr().as_raw();
         let (m32, n32, lda32) = (m as u32, n as u32, lda as u32);
