@@ -20,7 +20,6 @@ fn inputs(n: usize, seed: u64) -> Vec<f32> {
 }
 
 fn run(gpu: &Gpu) -> Result<bool, Error> {
-    let cuda = |call| move |source| Error::Cuda { call, source };
     let mut ok = true;
     println!("device: {} ({} SMs)", gpu.name(), gpu.sm_count());
     println!("| job | size | median µs | GB/s | check |");
@@ -28,14 +27,14 @@ fn run(gpu: &Gpu) -> Result<bool, Error> {
 
     let n = 1 << 24;
     let host = inputs(n, 1);
-    let x = DeviceBuffer::from_slice(&host).map_err(cuda("cuMemcpyHtoD"))?;
+    let x = DeviceBuffer::from_slice(&host).map_err(Error::cuda("cuMemcpyHtoD"))?;
     let want: f64 = host.iter().map(|&v| v as f64).sum();
     let abs: f64 = host.iter().map(|&v| v.abs() as f64).sum();
     let got = gpu.reduce_sum(&x, ReduceStrategy::Auto)? as f64;
     let tol = 1e-5 * abs + 1e-3;
     let pass = (got - want).abs() <= tol;
     ok &= pass;
-    let mut out = DeviceBuffer::<f32>::zeroed(1).map_err(cuda("cuMemAlloc"))?;
+    let mut out = DeviceBuffer::<f32>::zeroed(1).map_err(Error::cuda("cuMemAlloc"))?;
     let ms = median_ms(gpu, 3, 20, |_| gpu.reduce_sum_into(&x, &mut out, ReduceStrategy::Auto).map(|_| ()))?;
     println!(
         "| reduce_sum f32 (Auto) | n = 2^24 | {:.1} | {:.0} | {} (got {:.3}, f64 {:.3}) |",
@@ -45,13 +44,13 @@ fn run(gpu: &Gpu) -> Result<bool, Error> {
     for &(m, ncols) in &[(16384usize, 16usize), (16384, 32), (16384, 128), (1 << 20, 16), (1 << 20, 32), (1 << 20, 128)] {
         let a_host = inputs(m * ncols, 2);
         let x_host = inputs(ncols, 3);
-        let a = DeviceBuffer::from_slice(&a_host).map_err(cuda("cuMemcpyHtoD"))?;
-        let xv = DeviceBuffer::from_slice(&x_host).map_err(cuda("cuMemcpyHtoD"))?;
-        let mut y = DeviceBuffer::from_slice(&vec![f32::NAN; m]).map_err(cuda("cuMemcpyHtoD"))?;
+        let a = DeviceBuffer::from_slice(&a_host).map_err(Error::cuda("cuMemcpyHtoD"))?;
+        let xv = DeviceBuffer::from_slice(&x_host).map_err(Error::cuda("cuMemcpyHtoD"))?;
+        let mut y = DeviceBuffer::from_slice(&vec![f32::NAN; m]).map_err(Error::cuda("cuMemcpyHtoD"))?;
         gpu.sgemv(m, ncols, &a, &xv, &mut y, SgemvOptions::default())?;
         let mut y_host = vec![0f32; m];
         gpu.synchronize()?;
-        y.copy_to(&mut y_host[..]).map_err(cuda("cuMemcpyDtoH"))?;
+        y.copy_to(&mut y_host[..]).map_err(Error::cuda("cuMemcpyDtoH"))?;
         let mut pass = true;
         for r in 0..m {
             let row = &a_host[r * ncols..(r + 1) * ncols];

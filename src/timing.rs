@@ -2,10 +2,6 @@
 use crate::{Error, Gpu, Result};
 use crate::cust::event::{Event, EventFlags};
 
-fn cuda(call: &'static str) -> impl Fn(crate::cust::error::CudaError) -> Error {
-    move |source| Error::Cuda { call, source }
-}
-
 /// Median milliseconds of `reps` runs of `f(i)` (i = repetition index, for rotating inputs)
 /// on `gpu`'s stream, after `warmup` untimed runs.
 pub fn median_ms(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
@@ -13,15 +9,15 @@ pub fn median_ms(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize)
         f(i)?;
     }
     gpu.synchronize()?;
-    let start = Event::new(EventFlags::DEFAULT).map_err(cuda("cuEventCreate"))?;
-    let stop = Event::new(EventFlags::DEFAULT).map_err(cuda("cuEventCreate"))?;
+    let start = Event::new(EventFlags::DEFAULT).map_err(Error::cuda("cuEventCreate"))?;
+    let stop = Event::new(EventFlags::DEFAULT).map_err(Error::cuda("cuEventCreate"))?;
     let mut times = Vec::with_capacity(reps);
     for i in 0..reps {
-        start.record(gpu.stream()).map_err(cuda("cuEventRecord"))?;
+        start.record(gpu.stream()).map_err(Error::cuda("cuEventRecord"))?;
         f(warmup + i)?;
-        stop.record(gpu.stream()).map_err(cuda("cuEventRecord"))?;
-        stop.synchronize().map_err(cuda("cuEventSynchronize"))?;
-        times.push(stop.elapsed_time_f32(&start).map_err(cuda("cuEventElapsedTime"))? as f64);
+        stop.record(gpu.stream()).map_err(Error::cuda("cuEventRecord"))?;
+        stop.synchronize().map_err(Error::cuda("cuEventSynchronize"))?;
+        times.push(stop.elapsed_time_f32(&start).map_err(Error::cuda("cuEventElapsedTime"))? as f64);
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     Ok(times[times.len() / 2])

@@ -48,6 +48,13 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+impl Error {
+    /// Maps a failed CUDA call named `call` to `Error::Cuda` (for `map_err`).
+    pub fn cuda(call: &'static str) -> impl Fn(CudaError) -> Error {
+        move |source| Error::Cuda { call, source }
+    }
+}
+
 /// Attaches the driver call's name to a `cust` result.
 pub(crate) trait Check<T> {
     fn check(self, call: &'static str) -> Result<T>;

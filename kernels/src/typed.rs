@@ -5,8 +5,9 @@
 //! `sum_f32_f64acc`), f64 → f64. Float min/max propagate NaN (see [`crate::ops`]).
 //!
 //! # Safety
-//! Launch with any block of whole warps up to `MAX_BLOCK` threads and any grid; `partials` holds `gridDim.x` accumulators,
-//! `counter` is a u32 that is 0 before the launch (the kernel leaves it 0), `out` one accumulator.
+//! Launch with any block of whole warps up to `MAX_BLOCK` threads and any grid; `partials`
+//! holds `gridDim.x` accumulators, `counter` is a u32 that is 0 before the launch (the kernel
+//! leaves it 0), `out` one accumulator.
 //! Thread mapping: see [`crate::thread::fold_vectorized`].
 use crate::block;
 use crate::config::MinMax as Pair;

@@ -5,7 +5,7 @@
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
-use cudakernels::{open, Finish, Gpu, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
+use cudakernels::{open, Error, Finish, Gpu, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
 
 const REPS: usize = 30;
 const WARMUP: usize = 5;
@@ -18,12 +18,8 @@ fn rotation(gpu: &Gpu, bytes: usize) -> usize {
 fn buffers<T: DeviceCopy + Copy>(count: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<Vec<DeviceBuffer<T>>> {
     let host: Vec<T> = (0..n).map(&fill).collect();
     (0..count)
-        .map(|_| DeviceBuffer::from_slice(&host).map_err(cuda("cuMemcpyHtoD")))
+        .map(|_| DeviceBuffer::from_slice(&host).map_err(Error::cuda("cuMemcpyHtoD")))
         .collect()
-}
-
-fn cuda(call: &'static str) -> impl Fn(cudakernels::cust::error::CudaError) -> cudakernels::Error {
-    move |source| cudakernels::Error::Cuda { call, source }
 }
 
 /// Median ms of a device-to-device copy of `len` elements, from `srcs[i]` in turn (cold when
@@ -32,7 +28,7 @@ fn copy_ms<T: DeviceCopy>(gpu: &Gpu, srcs: &[DeviceBuffer<T>], dst: &mut DeviceB
     median_ms(gpu, WARMUP, REPS, |i| {
         // SAFETY: both buffers live until the stream is synchronized inside median_ms.
         unsafe { dst.index(..len).async_copy_from(&srcs[i % srcs.len()].index(..len), gpu.stream()) }
-            .map_err(cuda("cuMemcpyDtoDAsync"))
+            .map_err(Error::cuda("cuMemcpyDtoDAsync"))
     })
 }
 
@@ -50,7 +46,7 @@ fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     for &log_n in [20usize, 24, 28].iter() {
         let n = 1usize << log_n;
         let bufs = buffers(rotation(gpu, 4 * n), n, |i| (i % 7) as f32 - 3.0)?;
-        let mut out = DeviceBuffer::<f32>::zeroed(1).map_err(cuda("cuMemAlloc"))?;
+        let mut out = DeviceBuffer::<f32>::zeroed(1).map_err(Error::cuda("cuMemAlloc"))?;
         println!("### f32 sum, n = 2^{} ({} MiB, cold: {} buffers rotated)\n", log_n, 4 * n >> 20, bufs.len());
         println!("| kernel | finish | block | grain | median µs | GB/s | % of copy | step speedup | cumulative |");
         println!("|---|---|---|---|---|---|---|---|---|");
@@ -159,8 +155,8 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     let mut tiny = |_| gpu.sgemv(1, 1, &a1[0], &x1[0], &mut y1[0], SgemvOptions::default());
     let (floor, floor_host) = (median_ms(gpu, WARMUP, REPS, &mut tiny)?, host_us(gpu, &mut tiny)?);
     // The same kernel through cust alone: what the driver costs without this library's checks.
-    let module = cudakernels::cust::module::Module::from_ptx(cudakernels::PTX, &[]).map_err(cuda("cuModuleLoadData"))?;
-    let f = module.get_function("sgemv_rows8").map_err(cuda("cuModuleGetFunction"))?;
+    let module = cudakernels::cust::module::Module::from_ptx(cudakernels::PTX, &[]).map_err(Error::cuda("cuModuleLoadData"))?;
+    let f = module.get_function("sgemv_rows8").map_err(Error::cuda("cuModuleGetFunction"))?;
     let (a, x, y) = (a1[0].as_device_ptr().as_raw(), x1[0].as_device_ptr().as_raw(), y1[0].as_device_ptr().as_raw());
     let (len, m_n_lda, alpha, beta) = (1usize, 1u32, 1.0f32, 0.0f32);
     fn arg<T>(v: &T) -> *mut std::ffi::c_void {
@@ -168,7 +164,7 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     }
     let args = [arg(&a), arg(&len), arg(&x), arg(&len), arg(&m_n_lda), arg(&m_n_lda), arg(&m_n_lda), arg(&alpha), arg(&beta), arg(&y)];
     // SAFETY: sgemv_rows8's ten parameters in order, for a 1×1 problem on live buffers.
-    let mut raw = |_| unsafe { gpu.stream().launch(&f, 1, 32, 0, &args) }.map_err(cuda("cuLaunchKernel"));
+    let mut raw = |_| unsafe { gpu.stream().launch(&f, 1, 32, 0, &args) }.map_err(Error::cuda("cuLaunchKernel"));
     let (raw_ms, raw_host) = (median_ms(gpu, WARMUP, REPS, &mut raw)?, host_us(gpu, &mut raw)?);
     println!("Launch floor, m = n = 1 (one event pair per call): Gpu::sgemv {:.1} µs ({:.1} µs on the host), bare cuLaunchKernel of the same kernel {:.1} µs ({:.1} µs on the host)\n",
         floor * 1e3, floor_host, raw_ms * 1e3, raw_host);
