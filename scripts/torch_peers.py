@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv).
 
-Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick]
+Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--only copy,sum,aminmax,mv]
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
 "hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
@@ -72,7 +72,9 @@ def release():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--only", default="copy,sum,aminmax,mv", help="comma-separated sections to run")
     args = ap.parse_args()
+    only = set(args.only.split(","))
     reps, warmup = (10, 3) if args.quick else (50, 10)
 
     if not torch.cuda.is_available():
@@ -86,7 +88,18 @@ def main():
     print(f"\ndate {datetime.datetime.now().isoformat(timespec='seconds')}, torch {torch.__version__}, "
           f"CUDA {torch.version.cuda}, L2 {l2 / MiB:.0f} MiB, {reps} reps after {warmup} warm-up, median")
 
-    # --- device-to-device copy bandwidth reference ---
+    if "copy" in only:
+        copy_reference(dev, reps, warmup)
+    if "sum" in only:
+        sum_hot_cold(dev, reps, warmup, l2)
+    if "aminmax" in only:
+        aminmax_per_dtype(dev, reps, warmup)
+    if "mv" in only:
+        mv_hot_cold(dev, reps, warmup, l2)
+
+
+def copy_reference(dev, reps, warmup):
+    """Device-to-device copy of 1 GiB: the bandwidth reference."""
     header("device-to-device copy (reference)")
     src = torch.randint(0, 256, (GiB,), dtype=torch.uint8, device=dev)
     dst = torch.empty_like(src)
@@ -95,7 +108,9 @@ def main():
     del src, dst
     release()
 
-    # --- torch.sum float32, hot and cold ---
+
+def sum_hot_cold(dev, reps, warmup, l2):
+    """torch.sum float32 at 2^20, 2^24, 2^28, hot and cold."""
     header("torch.sum float32")
     for p in (20, 24, 28):
         n = 1 << p
@@ -106,7 +121,9 @@ def main():
             del xs
             release()
 
-    # --- aminmax and sum per dtype, 2^28 bytes, cold (2 tensors) ---
+
+def aminmax_per_dtype(dev, reps, warmup):
+    """torch.aminmax and torch.sum per dtype, 2^28 bytes, cold (2 tensors)."""
     header("torch.aminmax / torch.sum, 2^28 bytes, cold")
     dtypes = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.float32, torch.float64]
     if hasattr(torch, "uint16"):
@@ -130,7 +147,9 @@ def main():
         del xs
         release()
 
-    # --- torch.mv float32, row-major m x n ---
+
+def mv_hot_cold(dev, reps, warmup, l2):
+    """torch.mv float32, A row-major m x n."""
     header("torch.mv float32 (A row-major m x n)")
     for m in (16384, 1 << 20):
         for n in (16, 32, 128):

@@ -1,6 +1,6 @@
 //! Tests that run everywhere, GPU or not: the PTX itself, launch arithmetic and validation.
 use cudakernels::config::{
-    FAST_LARGE, FAST_SMALL, FAST_SMALL_BYTES, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES, WARP_SIZE,
+    FAST_LAUNCH, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES, WARP_SIZE,
 };
 use cudakernels::{
     ladder_entry_point, validate_sgemv, Error, Finish, LadderKernel, ReduceStrategy, SgemvKernel, SgemvShape, TypedOp, PTX,
@@ -145,11 +145,16 @@ fn ladder_launch_arithmetic() {
 fn strategy_validation() {
     assert_eq!(ReduceStrategy::default(), ReduceStrategy::Auto);
     let auto = |bytes| ReduceStrategy::Auto.resolve(bytes);
-    assert_eq!(auto(4), (LadderKernel::Vectorized, Finish::LastBlock, FAST_SMALL.0, FAST_SMALL.1));
-    assert_eq!(auto(FAST_SMALL_BYTES), (LadderKernel::Vectorized, Finish::LastBlock, FAST_SMALL.0, FAST_SMALL.1));
-    assert_eq!(auto(FAST_SMALL_BYTES + 4), (LadderKernel::Vectorized, Finish::LastBlock, FAST_LARGE.0, FAST_LARGE.1));
-    for (block, grain) in [FAST_SMALL, FAST_LARGE].iter() {
-        assert!(LADDER_BLOCKS.contains(block) && *grain >= 1, "the fast path must be a ladder instance");
+    let fast = |row: usize| (LadderKernel::Vectorized, Finish::Flagged, FAST_LAUNCH[row].1, FAST_LAUNCH[row].2);
+    assert_eq!(auto(4), fast(0));
+    for row in 0..FAST_LAUNCH.len() - 1 {
+        assert_eq!(auto(FAST_LAUNCH[row].0), fast(row), "the bound of row {} belongs to it", row);
+        assert_eq!(auto(FAST_LAUNCH[row].0 + 4), fast(row + 1), "past row {} comes the next", row);
+        assert!(FAST_LAUNCH[row].0 < FAST_LAUNCH[row + 1].0, "rows ascend");
+    }
+    assert_eq!(auto(usize::MAX), fast(FAST_LAUNCH.len() - 1), "the last row covers every size");
+    for &(_, block, grain) in FAST_LAUNCH.iter() {
+        assert!(LADDER_BLOCKS.contains(&block) && grain >= 1, "the fast path must be a ladder instance");
     }
     let s = |block, grain| ReduceStrategy::Ladder { kernel: LadderKernel::Sequential, finish: Finish::SecondPass, block, grain };
     assert!(s(256, 1).validate().is_ok());
@@ -265,4 +270,17 @@ fn block_barriers_are_non_aligned() {
     assert!(!PTX.contains("bar.sync"), "an aligned bar.sync is present");
     assert!(!PTX.contains("barrier.sync.aligned"), "an aligned barrier is present");
     assert!(entry(&ladder_entry_point::<f32>(LadderKernel::Sequential, 256)).contains("barrier.sync 0"));
+}
+
+#[test]
+fn ladder_kernels_carry_the_flagged_finish() {
+    // FLAGGED publishes (flag, value) with one 64-bit relaxed store and polls with relaxed
+    // loads (never a cached or hoisted read), with no fence and no atomic ticket on its path.
+    for kernel in LadderKernel::ALL.iter() {
+        for &block in LADDER_BLOCKS.iter() {
+            let body = entry(&ladder_entry_point::<f32>(*kernel, block));
+            assert!(body.contains("st.relaxed.gpu.global.u64"), "{:?} b{}: no flagged store", kernel, block);
+            assert!(body.contains("ld.relaxed.gpu.global.u64"), "{:?} b{}: no flagged poll", kernel, block);
+        }
+    }
 }

@@ -72,8 +72,20 @@ impl<T> Check<T> for std::result::Result<T, CudaError> {
 /// Allocates `len` elements, reporting out-of-memory with the size asked for.
 pub(crate) fn alloc<T: cust::memory::DeviceCopy>(len: usize) -> Result<cust::memory::DeviceBuffer<T>> {
     // SAFETY: every buffer allocated here is written by a kernel or a copy before it is read.
-    unsafe { cust::memory::DeviceBuffer::uninitialized(len) }.map_err(|e| match e {
+    unsafe { cust::memory::DeviceBuffer::uninitialized(len) }.map_err(out_of_memory::<T>(len, "cuMemAlloc"))
+}
+
+/// Allocates `len` zeroed elements, reporting out-of-memory as [`alloc`] does. Waits for the
+/// memset, which runs on the legacy stream that non-blocking streams do not wait for.
+pub(crate) fn alloc_zeroed<T: cust::memory::DeviceCopy + bytemuck::Zeroable>(len: usize) -> Result<cust::memory::DeviceBuffer<T>> {
+    let buffer = cust::memory::DeviceBuffer::zeroed(len).map_err(out_of_memory::<T>(len, "cuMemAlloc/cuMemsetD8"))?;
+    cust::context::CurrentContext::synchronize().check("cuCtxSynchronize")?;
+    Ok(buffer)
+}
+
+fn out_of_memory<T>(len: usize, call: &'static str) -> impl Fn(CudaError) -> Error {
+    move |e| match e {
         CudaError::OutOfMemory => Error::OutOfMemory { bytes: len * std::mem::size_of::<T>() },
-        source => Error::Cuda { call: "cuMemAlloc", source },
-    })
+        source => Error::Cuda { call, source },
+    }
 }

@@ -1,5 +1,5 @@
 //! The device handle: context, module (the PTX, loaded once), stream and scratch space.
-use crate::error::{alloc, Check, Error, Result};
+use crate::error::{alloc, alloc_zeroed, Check, Error, Result};
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
 use cust::function::{BlockSize, Function, GridSize};
@@ -9,11 +9,13 @@ use cust::stream::{Stream, StreamFlags};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-/// Per-`Gpu` scratch: per-block partials (grown on demand) and the zeroed ticket counter of
-/// the single-launch reductions. Used in stream order only.
+/// Per-`Gpu` scratch: per-block partials (grown on demand), the zeroed ticket counter of
+/// the single-launch reductions and the flagged slots (zero between launches). Used in
+/// stream order only.
 pub(crate) struct Workspace {
     pub partials: DeviceBuffer<u64>,
     pub counter: DeviceBuffer<u32>,
+    pub flagged: DeviceBuffer<u64>,
 }
 
 /// One CUDA device with the library's kernels loaded.
@@ -25,6 +27,8 @@ pub struct Gpu {
     /// Kernel handles by name, looked up once. Declared before `module` so they drop first;
     /// the `'static` stands for "as long as `module`" (see `launch`).
     functions: RefCell<HashMap<String, Function<'static>>>,
+    /// `reduce::ladder_names()`, so that a ladder launch formats nothing.
+    pub(crate) ladder_names: Vec<String>,
     pub(crate) module: Module,
     pub(crate) stream: Stream,
     pub(crate) workspace: RefCell<Workspace>,
@@ -51,10 +55,11 @@ impl Gpu {
         let sm_count = attr(DeviceAttribute::MultiprocessorCount)? as u32;
         let max_threads_per_sm = attr(DeviceAttribute::MaxThreadsPerMultiprocessor)? as u32;
         let l2_bytes = attr(DeviceAttribute::L2CacheSize)? as usize;
-        let counter = DeviceBuffer::zeroed(1).check("cuMemAlloc")?;
-        let workspace = RefCell::new(Workspace { partials: alloc(1024)?, counter });
+        let counter = alloc_zeroed(1)?;
+        let workspace = RefCell::new(Workspace { partials: alloc(1024)?, counter, flagged: alloc_zeroed(1024)? });
         Ok(Gpu {
             functions: RefCell::new(HashMap::new()),
+            ladder_names: crate::reduce::ladder_names(),
             module,
             stream,
             workspace,
@@ -129,6 +134,17 @@ impl Gpu {
         Ok(ws.partials.as_device_ptr().as_raw())
     }
 
+    /// A device pointer to `blocks` zeroed 64-bit slots for `finish::FLAGGED` (kernels leave
+    /// them zero), grown as needed.
+    pub(crate) fn flagged_slots(&self, blocks: usize) -> Result<u64> {
+        let mut ws = self.workspace.borrow_mut();
+        if ws.flagged.len() < blocks {
+            self.synchronize()?;
+            ws.flagged = alloc_zeroed(blocks.next_power_of_two())?;
+        }
+        Ok(ws.flagged.as_device_ptr().as_raw())
+    }
+
     /// Waits for this handle's stream, then copies `src[..len]` to the host. (Copies run on the
     /// legacy stream, which does not wait for the non-blocking stream by itself.)
     pub(crate) fn read_back<T: DeviceCopy + Default + Copy>(&self, src: &DeviceSlice<T>, len: usize) -> Result<Vec<T>> {
@@ -184,8 +200,9 @@ pub fn resident_blocks(block: u32, sm_count: u32, max_threads_per_sm: u32) -> u3
 
 /// The fast path's (threads per block, vectors per thread) for `bytes` of input.
 pub fn fast_launch(bytes: usize) -> (u32, u32) {
-    use kernels::config::{FAST_LARGE, FAST_SMALL, FAST_SMALL_BYTES};
-    if bytes <= FAST_SMALL_BYTES { FAST_SMALL } else { FAST_LARGE }
+    let rows = kernels::config::FAST_LAUNCH;
+    let &(_, block, grain) = rows.iter().find(|&&(max, _, _)| bytes <= max).unwrap_or(&rows[rows.len() - 1]);
+    (block, grain)
 }
 
 /// Fails with `TooLarge` past the 32-bit element counts the kernels index with.

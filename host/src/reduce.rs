@@ -2,7 +2,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::{check_len, fast_launch, raw, vectorized_grid, Gpu};
 use cust::memory::{DeviceCopy, DeviceSlice};
-use kernels::config::{finish, FINISH_BLOCK, LADDER_BLOCKS, LADDER_STEPS};
+use kernels::config::{finish, FINISH_BLOCK, LADDER_BLOCKS, LADDER_STEPS, LADDER_TYPES};
 
 /// One step of the reduction ladder (see `kernels::reduce`), slowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,13 +69,16 @@ pub enum Finish {
     Host,
     /// The last block to finish folds the partials: one launch, deterministic.
     LastBlock,
+    /// Each block stores its value with a ready flag in one 64-bit word; the grid's last block
+    /// waits for the flags and folds in block order: one launch, deterministic, no atomics.
+    Flagged,
 }
 
 /// Which kernel computes a sum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceStrategy {
-    /// The deterministic fast path: `Vectorized`, `LastBlock`, block and grain by input size
-    /// (`kernels::config::FAST_SMALL` / `FAST_LARGE`). Same input, same bits.
+    /// The deterministic fast path: `Vectorized`, `Flagged`, block and grain by input size
+    /// (`kernels::config::FAST_LAUNCH`). Same input, same bits.
     Auto,
     /// An explicit ladder step, finish, block size (`LADDER_BLOCKS`) and grain (≥ 1): elements
     /// per thread for the strided steps, 16-byte vectors per thread for `Vectorized` (until
@@ -95,7 +98,7 @@ impl ReduceStrategy {
         match self {
             ReduceStrategy::Auto => {
                 let (block, grain) = fast_launch(bytes);
-                (LadderKernel::Vectorized, Finish::LastBlock, block, grain)
+                (LadderKernel::Vectorized, Finish::Flagged, block, grain)
             }
             ReduceStrategy::Ladder { kernel, finish, block, grain } => (kernel, finish, block, grain),
         }
@@ -142,7 +145,30 @@ impl SumElement for i32 {
 
 /// The entry point of a ladder instance.
 pub fn ladder_entry_point<T: SumElement>(kernel: LadderKernel, block: u32) -> String {
-    format!("reduce_{}_{}_b{}", kernel.step_name(), T::NAME, block)
+    entry_name(kernel, T::NAME, block)
+}
+
+fn entry_name(kernel: LadderKernel, type_name: &str, block: u32) -> String {
+    format!("reduce_{}_{}_b{}", kernel.step_name(), type_name, block)
+}
+
+/// Every ladder entry point in (step, type, block) order, built once per `Gpu` so that a
+/// launch formats nothing; see [`ladder_index`].
+pub(crate) fn ladder_names() -> Vec<String> {
+    let mut names = Vec::new();
+    for &kernel in LadderKernel::ALL.iter() {
+        for &t in LADDER_TYPES.iter() {
+            names.extend(LADDER_BLOCKS.iter().map(|&b| entry_name(kernel, t, b)));
+        }
+    }
+    names
+}
+
+/// The position of an instance in [`ladder_names`] (`block` already validated).
+fn ladder_index<T: SumElement>(kernel: LadderKernel, block: u32) -> usize {
+    let t = LADDER_TYPES.iter().position(|&t| t == T::NAME).expect("a ladder type");
+    let b = LADDER_BLOCKS.iter().position(|&b| b == block).expect("a ladder block");
+    (kernel as usize * LADDER_TYPES.len() + t) * LADDER_BLOCKS.len() + b
 }
 
 impl Gpu {
@@ -180,19 +206,23 @@ impl Gpu {
             return Ok(None);
         }
         let grid = kernel.grid(n, block, grain, self.sm_count(), self.max_threads_per_sm());
-        let partials = self.partials(grid as usize * std::mem::size_of::<T>())?;
+        let partials = match fin {
+            Finish::Flagged => self.flagged_slots(grid as usize)?,
+            _ => self.partials(grid as usize * std::mem::size_of::<T>())?,
+        };
         let counter = self.counter();
         let mode = match fin {
             Finish::Atomic => finish::ATOMIC,
             Finish::LastBlock => finish::LAST_BLOCK,
+            Finish::Flagged => finish::FLAGGED,
             Finish::SecondPass | Finish::Host => finish::PARTIALS,
         };
         if fin == Finish::Atomic {
             self.zero_first(out)?;
         }
         let (ptr, len) = raw(input);
-        let name = ladder_entry_point::<T>(kernel, block);
-        self.launch(&name, grid, block, &[&ptr, &len, &grain, &mode, &partials, &counter, &out_ptr])?;
+        let name = &self.ladder_names[ladder_index::<T>(kernel, block)];
+        self.launch(name, grid, block, &[&ptr, &len, &grain, &mode, &partials, &counter, &out_ptr])?;
         match fin {
             Finish::SecondPass => {
                 let name = format!("reduce_finish_{}", T::NAME);
@@ -206,7 +236,24 @@ impl Gpu {
                 };
                 Ok(Some(T::host_sum(&self.read_back(&slice, grid as usize)?)))
             }
-            Finish::Atomic | Finish::LastBlock => Ok(None),
+            Finish::Atomic | Finish::LastBlock | Finish::Flagged => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ladder_index_finds_every_entry_point_in_the_name_table() {
+        let names = ladder_names();
+        assert_eq!(names.len(), LadderKernel::ALL.len() * LADDER_TYPES.len() * LADDER_BLOCKS.len());
+        for &kernel in LadderKernel::ALL.iter() {
+            for &block in LADDER_BLOCKS.iter() {
+                assert_eq!(names[ladder_index::<f32>(kernel, block)], ladder_entry_point::<f32>(kernel, block));
+                assert_eq!(names[ladder_index::<i32>(kernel, block)], ladder_entry_point::<i32>(kernel, block));
+            }
         }
     }
 }

@@ -86,9 +86,104 @@ pub unsafe fn finish_last_block<O: ReduceOp>(v: O::Acc, partials: *mut O::Acc, c
     }
 }
 
+/// A 32-bit accumulator carried in the low word of a flagged slot.
+pub trait Word: Copy {
+    fn to_word(self) -> u32;
+    fn from_word(w: u32) -> Self;
+}
+impl Word for f32 {
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self.to_bits()
+    }
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        f32::from_bits(w)
+    }
+}
+impl Word for i32 {
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self as u32
+    }
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        w as i32
+    }
+}
+
+/// The high word of a filled slot.
+const READY: u64 = 1 << 32;
+
+/// `st.relaxed.gpu` of 64 bits: single-copy atomic, so value and flag become visible together.
+#[inline(always)]
+unsafe fn store_relaxed_gpu(p: *mut u64, v: u64) {
+    asm!("st.relaxed.gpu.global.u64 [{0}], {1};", in(reg64) p as u64, in(reg64) v, options(nostack));
+}
+
+/// `ld.relaxed.gpu` of 64 bits (from L2, never a stale L1 line); not hoisted out of a loop.
+#[inline(always)]
+unsafe fn load_relaxed_gpu(p: *const u64) -> u64 {
+    let v: u64;
+    asm!("ld.relaxed.gpu.global.u64 {0}, [{1}];", out(reg64) v, in(reg64) p as u64, options(nostack));
+    v
+}
+
+/// Waits until `slot` is filled, clears it for the next launch and returns its value.
+#[inline(always)]
+unsafe fn take_slot<T: Word>(slot: *mut u64, mut w: u64) -> T {
+    while w & READY == 0 {
+        w = load_relaxed_gpu(slot);
+    }
+    write_volatile(slot, 0);
+    T::from_word(w as u32)
+}
+
+/// `finish::FLAGGED`: blocks other than the last store (ready, value) in one 64-bit word and
+/// exit: no fence and no ticket. The grid's last block polls the slots (four loads in flight
+/// per thread), folds them in block order with its own value last, writes `out[0]` and clears
+/// the slots. Deterministic. It waits only for blocks the device can run beside it (any device
+/// holds two blocks at once; blocks are dispatched in index order, so it usually starts last).
+#[inline(always)]
+pub unsafe fn finish_flagged<O: ReduceOp>(v: O::Acc, slots: *mut u64, out: *mut O::Acc)
+where
+    O::Acc: Word,
+{
+    let collector = grid_dim_x() - 1;
+    let tid = thread_idx_x();
+    if block_idx_x() != collector {
+        if tid == 0 {
+            store_relaxed_gpu(slots.add(block_idx_x() as usize), READY | v.to_word() as u64);
+        }
+        return;
+    }
+    let (len, step) = (collector as usize, block_dim_x() as usize);
+    let mut acc = O::identity();
+    let mut i = tid as usize;
+    while i + 3 * step < len {
+        let p = [slots.add(i), slots.add(i + step), slots.add(i + 2 * step), slots.add(i + 3 * step)];
+        let w = [load_relaxed_gpu(p[0]), load_relaxed_gpu(p[1]), load_relaxed_gpu(p[2]), load_relaxed_gpu(p[3])];
+        for k in 0..4 {
+            acc = O::combine(acc, take_slot::<O::Acc>(p[k], w[k]));
+        }
+        i += 4 * step;
+    }
+    while i < len {
+        acc = O::combine(acc, take_slot::<O::Acc>(slots.add(i), load_relaxed_gpu(slots.add(i))));
+        i += step;
+    }
+    let others = reduce::<O>(acc);
+    if tid == 0 {
+        *out = O::combine(others, v);
+    }
+}
+
 /// Hands the block's value (valid in thread 0) on as `mode` says (see [`finish`]).
 #[inline(always)]
-pub unsafe fn emit<O: AtomicAdd>(v: O::Acc, mode: u32, partials: *mut O::Acc, counter: *mut u32, out: *mut O::Acc) {
+pub unsafe fn emit<O: AtomicAdd>(v: O::Acc, mode: u32, partials: *mut O::Acc, counter: *mut u32, out: *mut O::Acc)
+where
+    O::Acc: Word,
+{
     match mode {
         finish::ATOMIC => {
             if thread_idx_x() == 0 {
@@ -96,6 +191,7 @@ pub unsafe fn emit<O: AtomicAdd>(v: O::Acc, mode: u32, partials: *mut O::Acc, co
             }
         }
         finish::LAST_BLOCK => finish_last_block::<O>(v, partials, counter, out),
+        finish::FLAGGED => finish_flagged::<O>(v, partials as *mut u64, out),
         _ => {
             if thread_idx_x() == 0 {
                 *partials.add(block_idx_x() as usize) = v;

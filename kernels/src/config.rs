@@ -12,13 +12,12 @@ pub const LADDER_BLOCKS: [u32; 4] = [128, 256, 512, 1024];
 pub const VECTOR_BYTES: usize = 16;
 /// Vector loads each thread keeps in flight per iteration in the vectorized kernels.
 pub const VECTOR_UNROLL: u32 = 4;
-/// The fast path (`Auto` sums and the typed reductions) launches (threads per block, 16-byte
-/// vectors per thread until the grid reaches the resident blocks): `FAST_SMALL` for inputs
-/// of at most `FAST_SMALL_BYTES`, where more, smaller blocks shorten the launch and the
-/// last-block tail, and `FAST_LARGE` above. Measured on an H200 (BENCHMARKS.md).
-pub const FAST_SMALL_BYTES: usize = 8 << 20;
-pub const FAST_SMALL: (u32, u32) = (256, 4);
-pub const FAST_LARGE: (u32, u32) = (1024, 4);
+/// The fast path (`Auto` sums and the typed reductions): (input bytes up to, threads per
+/// block, 16-byte vectors per thread until the grid reaches the resident blocks), first
+/// matching row. Smaller blocks shorten the launch and the tail on small inputs; 1024-thread
+/// blocks stream best on large ones. Measured on an H200 at 2^20, 2^24 and 2^28 f32
+/// (BENCHMARKS.md, fast-path tuning).
+pub const FAST_LAUNCH: [(usize, u32, u32); 3] = [(8 << 20, 256, 4), (64 << 20, 512, 4), (usize::MAX, 1024, 4)];
 /// Block size of the second-pass kernel that folds per-block partials.
 pub const FINISH_BLOCK: u32 = 1024;
 
@@ -31,6 +30,11 @@ pub mod finish {
     /// Blocks write partials; the last block to finish (atomic ticket on `counter`) folds them
     /// in a fixed order and writes `out[0]`: one launch, deterministic. Resets `counter` to 0.
     pub const LAST_BLOCK: u32 = 2;
+    /// Every block stores its value with a ready flag in one 64-bit slot of `partials`; the
+    /// grid's last block waits for every flag, folds the slots in block order into `out[0]`
+    /// and clears them: one launch, deterministic, no ticket and no fence. 32-bit values only;
+    /// the slots must be zero before the launch (the kernel leaves them zero).
+    pub const FLAGGED: u32 = 3;
 }
 
 /// Steps of the reduction ladder, in order; entry points are `reduce_{step}_{type}_b{block}`.

@@ -85,16 +85,16 @@ fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
 /// is the time per call with calls queued back to back (`timing::pipelined_ms`); `host` the
 /// CPU time to enqueue one call.
 fn fast_path_tuning(gpu: &Gpu, copy_bw: f64) -> Result<()> {
-    println!("### Fast-path tuning: Vectorized + LastBlock, f32 sum, cold\n");
-    println!("| n | block | grain | grid | median µs | pipelined µs | host µs | GB/s | % of copy |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("### Fast-path tuning: Vectorized, f32 sum, cold\n");
+    println!("| n | finish | block | grain | grid | median µs | pipelined µs | host µs | GB/s | % of copy |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for &log_n in [20usize, 24, 28].iter() {
         let n = 1usize << log_n;
         let bufs = buffers(rotation(gpu, 4 * n), n, |i| (i % 7) as f32 - 3.0)?;
         let mut out = buffers(1, 1, |_| 0.0f32)?;
-        for &block in [256u32, 512, 1024].iter() {
-            for &grain in [1u32, 2, 4, 8].iter() {
-                let s = ReduceStrategy::Ladder { kernel: LadderKernel::Vectorized, finish: Finish::LastBlock, block, grain };
+        for &finish in [Finish::LastBlock, Finish::Flagged].iter() {
+            for (&block, &grain) in [256u32, 512, 1024].iter().flat_map(|b| std::iter::repeat(b).zip([1u32, 2, 4, 8].iter())) {
+                let s = ReduceStrategy::Ladder { kernel: LadderKernel::Vectorized, finish, block, grain };
                 let mut call = |i: usize| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out[0], s).map(|_| ());
                 let ms = median_ms(gpu, WARMUP, REPS, &mut call)?;
                 let piped = pipelined_ms(gpu, &mut call)?;
@@ -102,8 +102,8 @@ fn fast_path_tuning(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 let grid = LadderKernel::Vectorized.grid(n, block, grain, gpu.sm_count(), gpu.max_threads_per_sm());
                 let bw = gbps(4 * n, ms);
                 println!(
-                    "| 2^{} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.0} | {:.1}% |",
-                    log_n, block, grain, grid, ms * 1e3, piped * 1e3, host, bw, 100.0 * bw / copy_bw
+                    "| 2^{} | {:?} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.0} | {:.1}% |",
+                    log_n, finish, block, grain, grid, ms * 1e3, piped * 1e3, host, bw, 100.0 * bw / copy_bw
                 );
             }
         }

@@ -4,14 +4,15 @@
 //! Every entry point is `reduce_{step}_{type}_b{block}(input, grain, mode, partials, counter, out)`:
 //! - `input`: the elements; `grain`: elements per thread where the step takes several;
 //! - `mode`: how blocks combine (see [`crate::config::finish`]);
-//! - `partials`: one slot per block (`PARTIALS`, `LAST_BLOCK`); `counter`: a zeroed u32
-//!   (`LAST_BLOCK`); `out`: the result (`ATOMIC`, `LAST_BLOCK`; zeroed first for `ATOMIC`).
+//! - `partials`: one slot per block (`PARTIALS`, `LAST_BLOCK`), or one zeroed 64-bit slot per
+//!   block (`FLAGGED`); `counter`: a zeroed u32 (`LAST_BLOCK`);
+//! - `out`: the result (`ATOMIC`, `LAST_BLOCK`, `FLAGGED`; zeroed first for `ATOMIC`).
 //!
 //! Each step function returns the block's value, valid in thread 0.
 //!
 //! # Safety
 //! Launch with `blockDim.x == B` (the entry point's block) and the grid the host's launch
-//! arithmetic gives for the step; `partials` must hold `gridDim.x` elements.
+//! arithmetic gives for the step; `partials` must hold `gridDim.x` elements (64-bit for `FLAGGED`).
 use crate::block;
 use crate::ops::Sum;
 use cuda_std::prelude::*;
