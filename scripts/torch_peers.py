@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv).
 
-Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--only copy,sum,aminmax,mv]
+Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N] [--only copy,sum,aminmax,mv]
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
 "hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
@@ -73,9 +73,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     ap.add_argument("--only", default="copy,sum,aminmax,mv", help="comma-separated sections to run")
+    ap.add_argument("--reps", type=int, help="timed repetitions (default 50, 10 with --quick)")
     args = ap.parse_args()
     only = set(args.only.split(","))
     reps, warmup = (10, 3) if args.quick else (50, 10)
+    reps = args.reps or reps
 
     if not torch.cuda.is_available():
         raise SystemExit("torch_peers.py: CUDA is not available to PyTorch")

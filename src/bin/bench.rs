@@ -1,7 +1,7 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [ladder|tuning|typed|sgemv]...` (all by default).
+//! Usage: `bench [ladder|auto|tuning|typed|sgemv]...` (all by default).
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
@@ -208,9 +208,39 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
+/// `Auto` alone, with many repetitions, at the sizes torch.sum is compared on, and at n = 1:
+/// one block, the launch floor of the same path.
+fn auto_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    const AUTO_REPS: usize = 300;
+    println!("### f32 sum, Auto, cold, median of {} after {} warm-up\n", AUTO_REPS, WARMUP);
+    println!("| n | finish | block | grain | median µs | pipelined µs | GB/s | % of copy |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for &log_n in [0usize, 20, 24, 28].iter() {
+        let n = 1usize << log_n;
+        let bufs = buffers(rotation(gpu, 4 * n).min(1024), n, |i| (i % 7) as f32 - 3.0)?;
+        let mut out = buffers(1, 1, |_| 0.0f32)?;
+        let mut call = |i: usize| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out[0], ReduceStrategy::Auto).map(|_| ());
+        let ms = median_ms(gpu, WARMUP, AUTO_REPS, &mut call)?;
+        let piped = pipelined_ms(gpu, &mut call)?;
+        let (_, finish, block, grain) = ReduceStrategy::Auto.resolve(4 * n);
+        let bw = gbps(4 * n, ms);
+        println!(
+            "| 2^{} | {:?} | {} | {} | {:.2} | {:.2} | {:.0} | {:.1}% |",
+            log_n, finish, block, grain, ms * 1e3, piped * 1e3, bw, 100.0 * bw / copy_bw
+        );
+    }
+    println!();
+    Ok(())
+}
+
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 4] =
-    [("ladder", ladder_table), ("tuning", fast_path_tuning), ("typed", typed_table), ("sgemv", sgemv_table)];
+const SECTIONS: [(&str, Section); 5] = [
+    ("ladder", ladder_table),
+    ("auto", auto_table),
+    ("tuning", fast_path_tuning),
+    ("typed", typed_table),
+    ("sgemv", sgemv_table),
+];
 
 /// `bench [SECTION...]`: the named sections (all by default) after the copy reference.
 fn main() {
