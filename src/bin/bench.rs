@@ -208,25 +208,30 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
-/// `Auto` alone, with many repetitions, at the sizes torch.sum is compared on, and at n = 1:
-/// one block, the launch floor of the same path.
+/// `Auto` alone, with many repetitions, at the sizes torch.sum is compared on, and at n = 1
+/// (one block: the launch floor of the same path). Beside it: the same input hot (one buffer,
+/// in L2) and a cold device-to-device copy of the same bytes, timed the same way.
 fn auto_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     const AUTO_REPS: usize = 300;
-    println!("### f32 sum, Auto, cold, median of {} after {} warm-up\n", AUTO_REPS, WARMUP);
-    println!("| n | finish | block | grain | median µs | pipelined µs | GB/s | % of copy |");
-    println!("|---|---|---|---|---|---|---|---|");
+    let median = |f: &mut dyn FnMut(usize) -> Result<()>| median_ms(gpu, WARMUP, AUTO_REPS, f);
+    println!("### f32 sum, Auto, median of {} after {} warm-up\n", AUTO_REPS, WARMUP);
+    println!("| n | finish | block | grain | cold µs | cold pipelined µs | cold GB/s | % of copy | hot µs | same-size copy, cold µs |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for &log_n in [0usize, 20, 24, 28].iter() {
         let n = 1usize << log_n;
         let bufs = buffers(rotation(gpu, 4 * n).min(1024), n, |i| (i % 7) as f32 - 3.0)?;
         let mut out = buffers(1, 1, |_| 0.0f32)?;
         let mut call = |i: usize| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out[0], ReduceStrategy::Auto).map(|_| ());
-        let ms = median_ms(gpu, WARMUP, AUTO_REPS, &mut call)?;
+        let cold = median(&mut call)?;
         let piped = pipelined_ms(gpu, &mut call)?;
+        let hot = median(&mut |_| gpu.reduce_sum_into(&bufs[0], &mut out[0], ReduceStrategy::Auto).map(|_| ()))?;
+        let mut dst = buffers(1, n, |_| 0.0f32)?;
+        let copy = copy_ms(gpu, &bufs, &mut dst[0], n)?;
         let (_, finish, block, grain) = ReduceStrategy::Auto.resolve(4 * n);
-        let bw = gbps(4 * n, ms);
+        let bw = gbps(4 * n, cold);
         println!(
-            "| 2^{} | {:?} | {} | {} | {:.2} | {:.2} | {:.0} | {:.1}% |",
-            log_n, finish, block, grain, ms * 1e3, piped * 1e3, bw, 100.0 * bw / copy_bw
+            "| 2^{} | {:?} | {} | {} | {:.2} | {:.2} | {:.0} | {:.1}% | {:.2} | {:.2} |",
+            log_n, finish, block, grain, cold * 1e3, piped * 1e3, bw, 100.0 * bw / copy_bw, hot * 1e3, copy * 1e3
         );
     }
     println!();
