@@ -3,7 +3,6 @@
 mod common;
 use common::{download, gpu, log2_ceil, upload, Rng, U32};
 use cudakernels::config::LADDER_BLOCKS;
-use cudakernels::cust::memory::DeviceBuffer;
 use cudakernels::{Finish, Gpu, LadderKernel, ReduceStrategy, SumElement};
 use std::io::Write;
 
@@ -23,13 +22,21 @@ fn offsets(len: usize) -> &'static [usize] {
     if len >= 1 << 26 { &[0, 3] } else { &[0, 1, 2, 3] }
 }
 
-/// Runs every strategy over `input[offset..offset + len]`; `check(got, strategy, grid)`
-/// judges each result against the reference.
-fn for_every_strategy<T: SumElement>(gpu: &Gpu, input: &DeviceBuffer<T>, mut check: impl FnMut(T, usize, usize, ReduceStrategy, u32)) {
+/// Runs every strategy over `host[offset..offset + len]` (uploaded once);
+/// `check(got, want, len, offset, strategy, grid)` judges each result against
+/// `want = reference(slice)`, computed once per length and offset.
+fn for_every_strategy<T: SumElement, R: Copy>(
+    gpu: &Gpu,
+    host: &[T],
+    reference: impl Fn(&[T]) -> R,
+    mut check: impl FnMut(T, R, usize, usize, ReduceStrategy, u32),
+) {
+    let input = upload(host);
     for &len in LENGTHS.iter() {
         for &offset in offsets(len) {
             let started = std::time::Instant::now();
             let view = input.index(offset..offset + len);
+            let want = reference(&host[offset..offset + len]);
             for kernel in LadderKernel::ALL.iter() {
                 for finish in FINISHES.iter() {
                     for &block in LADDER_BLOCKS.iter() {
@@ -37,13 +44,13 @@ fn for_every_strategy<T: SumElement>(gpu: &Gpu, input: &DeviceBuffer<T>, mut che
                             let s = ReduceStrategy::Ladder { kernel: *kernel, finish: *finish, block, grain };
                             let got = gpu.reduce_sum(&view, s).unwrap_or_else(|e| panic!("{:?} len {} failed: {}", s, len, e));
                             let grid = kernel.grid(len, block, grain, gpu.sm_count(), gpu.max_threads_per_sm());
-                            check(got, len, offset, s, grid);
+                            check(got, want, len, offset, s, grid);
                         }
                     }
                 }
             }
             let got = gpu.reduce_sum(&view, ReduceStrategy::Auto).unwrap();
-            check(got, len, offset, ReduceStrategy::Auto, 0);
+            check(got, want, len, offset, ReduceStrategy::Auto, 0);
             let _ = writeln!(std::io::stderr(), "  {} len {} offset {}: every strategy in {:.2?}", T::NAME, len, offset, started.elapsed());
         }
     }
@@ -54,11 +61,8 @@ fn ladder_i32_exact() {
     let gpu = match gpu("ladder_i32_exact") { Some(g) => g, None => return };
     let mut rng = Rng::fresh("ladder_i32");
     let host: Vec<i32> = (0..(1 << 26) + 3).map(|_| rng.next_u64() as i32).collect();
-    let dev = upload(&host);
     let mut runs = 0;
-    let mut refs = std::collections::HashMap::new();
-    for_every_strategy(&gpu, &dev, |got, len, offset, s, _| {
-        let want = *refs.entry((len, offset)).or_insert_with(|| i32::host_sum(&host[offset..offset + len]));
+    for_every_strategy(&gpu, &host, i32::host_sum, |got, want, len, offset, s, _| {
         assert_eq!(got, want, "seed {} {:?} len {} offset {}", rng.seed, s, len, offset);
         runs += 1;
     });
@@ -72,12 +76,14 @@ fn ladder_f32_integer_valued_exact() {
     let gpu = match gpu("ladder_f32_integer_valued_exact") { Some(g) => g, None => return };
     let mut rng = Rng::fresh("ladder_f32_int");
     let host: Vec<f32> = (0..(1 << 26) + 3).map(|_| (rng.below(17) as f32) - 8.0).collect();
-    let dev = upload(&host);
-    let mut refs = std::collections::HashMap::new();
-    for_every_strategy(&gpu, &dev, |got, len, offset, s, _| {
-        let want: f64 = *refs.entry((len, offset)).or_insert_with(|| host[offset..offset + len].iter().map(|&v| v as f64).sum());
+    for_every_strategy(&gpu, &host, f64_sum, |got, want, len, offset, s, _| {
         assert_eq!(got as f64, want, "seed {} {:?} len {} offset {}", rng.seed, s, len, offset);
     });
+}
+
+/// The f64 reference sum of f32 elements.
+fn f64_sum(v: &[f32]) -> f64 {
+    v.iter().map(|&x| x as f64).sum()
 }
 
 /// Rounding error bound for a sum whose additions nest at most `depth` deep.
@@ -90,10 +96,7 @@ fn ladder_f32_random_within_rounding_bound() {
     let gpu = match gpu("ladder_f32_random_within_rounding_bound") { Some(g) => g, None => return };
     let mut rng = Rng::fresh("ladder_f32_uniform");
     let host: Vec<f32> = (0..(1 << 26) + 3).map(|_| rng.unit() as f32).collect();
-    let dev = upload(&host);
-    let mut refs = std::collections::HashMap::new();
-    for_every_strategy(&gpu, &dev, |got, len, offset, s, grid| {
-        let want: f64 = *refs.entry((len, offset)).or_insert_with(|| host[offset..offset + len].iter().map(|&v| v as f64).sum());
+    for_every_strategy(&gpu, &host, f64_sum, |got, want, len, offset, s, grid| {
         let (_, finish, block, grain) = s.resolve(4 * len);
         let (block, grain, atomic) = (block as usize, grain as usize, finish == Finish::Atomic);
         let threads = (grid.max(1) as usize * block).max(1);

@@ -126,23 +126,24 @@ impl Gpu {
     /// A device pointer to `bytes` of scratch for per-block partials, grown as needed.
     pub(crate) fn partials(&self, bytes: usize) -> Result<u64> {
         let mut ws = self.workspace.borrow_mut();
-        let words = (bytes + 7) / 8;
-        if ws.partials.len() < words {
-            self.synchronize()?; // the old buffer may still be in use by queued kernels
-            ws.partials = alloc(words.next_power_of_two())?;
-        }
-        Ok(ws.partials.as_device_ptr().as_raw())
+        self.grown(&mut ws.partials, (bytes + 7) / 8, alloc)
     }
 
-    /// A device pointer to `blocks` zeroed 64-bit slots for `finish::FLAGGED` (kernels leave
+    /// A device pointer to `slots` zeroed 64-bit slots for `finish::FLAGGED` (kernels leave
     /// them zero), grown as needed.
-    pub(crate) fn flagged_slots(&self, blocks: usize) -> Result<u64> {
+    pub(crate) fn flagged_slots(&self, slots: usize) -> Result<u64> {
         let mut ws = self.workspace.borrow_mut();
-        if ws.flagged.len() < blocks {
-            self.synchronize()?;
-            ws.flagged = alloc_zeroed(blocks.next_power_of_two())?;
+        self.grown(&mut ws.flagged, slots, alloc_zeroed)
+    }
+
+    /// `buffer`'s device pointer once it holds `words`: a smaller one is replaced by a new
+    /// `allocate(next power of two)`.
+    fn grown(&self, buffer: &mut DeviceBuffer<u64>, words: usize, allocate: fn(usize) -> Result<DeviceBuffer<u64>>) -> Result<u64> {
+        if buffer.len() < words {
+            self.synchronize()?; // the old buffer may still be in use by queued kernels
+            *buffer = allocate(words.next_power_of_two())?;
         }
-        Ok(ws.flagged.as_device_ptr().as_raw())
+        Ok(buffer.as_device_ptr().as_raw())
     }
 
     /// Waits for this handle's stream, then copies `src[..len]` to the host. (Copies run on the
