@@ -38,10 +38,15 @@ fn run(gpu: &Gpu) -> Result<bool, Error> {
     let ms = median_ms(gpu, 3, 20, |_| gpu.reduce_sum_into(&x, &mut out, ReduceStrategy::Auto).map(|_| ()))?;
     println!(
         "| reduce_sum f32 (Auto) | n = 2^24 | {:.1} | {:.0} | {} (got {:.3}, f64 {:.3}) |",
-        ms * 1e3, gbps(n * 4, ms), if pass { "ok" } else { "FAIL" }, got, want
+        ms * 1e3,
+        gbps(n * 4, ms),
+        if pass { "ok" } else { "FAIL" },
+        got,
+        want
     );
 
-    for &(m, ncols) in &[(16384usize, 16usize), (16384, 32), (16384, 128), (1 << 20, 16), (1 << 20, 32), (1 << 20, 128)] {
+    for &(m, ncols) in &[(16384usize, 16usize), (16384, 32), (16384, 128), (1 << 20, 16), (1 << 20, 32), (1 << 20, 128)]
+    {
         let a_host = inputs(m * ncols, 2);
         let x_host = inputs(ncols, 3);
         let a = DeviceBuffer::from_slice(&a_host).map_err(Error::cuda("cuMemcpyHtoD"))?;
@@ -63,10 +68,21 @@ fn run(gpu: &Gpu) -> Result<bool, Error> {
         ok &= pass;
         let ms = median_ms(gpu, 3, 20, |_| gpu.sgemv(m, ncols, &a, &xv, &mut y, SgemvOptions::default()))?;
         let kernel = SgemvKernel::choose(&cudakernels::validate_sgemv(
-            m, ncols, ncols, (a.as_device_ptr().as_raw(), a.len()), (xv.as_device_ptr().as_raw(), xv.len()), m)?);
+            m,
+            ncols,
+            ncols,
+            (a.as_device_ptr().as_raw(), a.len()),
+            (xv.as_device_ptr().as_raw(), xv.len()),
+            m,
+        )?);
         println!(
             "| sgemv {:?} | m = {}, n = {} | {:.1} | {:.0} | {} |",
-            kernel, m, ncols, ms * 1e3, gbps(4 * (m * ncols + ncols + m), ms), if pass { "ok" } else { "FAIL" }
+            kernel,
+            m,
+            ncols,
+            ms * 1e3,
+            gbps(4 * (m * ncols + ncols + m), ms),
+            if pass { "ok" } else { "FAIL" }
         );
     }
     Ok(ok)

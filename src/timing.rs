@@ -1,6 +1,6 @@
 //! Timing with CUDA events: warm-up, then the median of individually timed runs.
-use crate::{Error, Gpu, Result};
 use crate::cust::event::{Event, EventFlags};
+use crate::{Error, Gpu, Result};
 
 /// Median milliseconds of `reps` runs of `f(i)` (i = repetition index, for rotating inputs)
 /// on `gpu`'s stream, after `warmup` untimed runs.

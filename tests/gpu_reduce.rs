@@ -19,7 +19,11 @@ fn grains(kernel: LadderKernel) -> &'static [u32] {
 
 /// Offsets tried at a length: all of 0..=3 for most, 0 and 3 for the largest.
 fn offsets(len: usize) -> &'static [usize] {
-    if len >= 1 << 26 { &[0, 3] } else { &[0, 1, 2, 3] }
+    if len >= 1 << 26 {
+        &[0, 3]
+    } else {
+        &[0, 1, 2, 3]
+    }
 }
 
 /// Runs every strategy over `host[offset..offset + len]` (uploaded once);
@@ -42,7 +46,9 @@ fn for_every_strategy<T: SumElement, R: Copy>(
                     for &block in LADDER_BLOCKS.iter() {
                         for &grain in grains(*kernel) {
                             let s = ReduceStrategy::Ladder { kernel: *kernel, finish: *finish, block, grain };
-                            let got = gpu.reduce_sum(&view, s).unwrap_or_else(|e| panic!("{:?} len {} failed: {}", s, len, e));
+                            let got = gpu
+                                .reduce_sum(&view, s)
+                                .unwrap_or_else(|e| panic!("{:?} len {} failed: {}", s, len, e));
                             let grid = kernel.grid(len, block, grain, gpu.sm_count(), gpu.max_threads_per_sm());
                             check(got, want, len, offset, s, grid);
                         }
@@ -51,14 +57,24 @@ fn for_every_strategy<T: SumElement, R: Copy>(
             }
             let got = gpu.reduce_sum(&view, ReduceStrategy::Auto).unwrap();
             check(got, want, len, offset, ReduceStrategy::Auto, 0);
-            let _ = writeln!(std::io::stderr(), "  {} len {} offset {}: every strategy in {:.2?}", T::NAME, len, offset, started.elapsed());
+            let _ = writeln!(
+                std::io::stderr(),
+                "  {} len {} offset {}: every strategy in {:.2?}",
+                T::NAME,
+                len,
+                offset,
+                started.elapsed()
+            );
         }
     }
 }
 
 #[test]
 fn ladder_i32_exact() {
-    let gpu = match gpu("ladder_i32_exact") { Some(g) => g, None => return };
+    let gpu = match gpu("ladder_i32_exact") {
+        Some(g) => g,
+        None => return,
+    };
     let mut rng = Rng::fresh("ladder_i32");
     let host: Vec<i32> = (0..(1 << 26) + 3).map(|_| rng.next_u64() as i32).collect();
     let mut runs = 0;
@@ -73,7 +89,10 @@ fn ladder_i32_exact() {
 fn ladder_f32_integer_valued_exact() {
     // Small integers in f32 sum exactly in any order (partial sums stay far below 2^24),
     // so a missing or doubled element shows as an exact mismatch.
-    let gpu = match gpu("ladder_f32_integer_valued_exact") { Some(g) => g, None => return };
+    let gpu = match gpu("ladder_f32_integer_valued_exact") {
+        Some(g) => g,
+        None => return,
+    };
     let mut rng = Rng::fresh("ladder_f32_int");
     let host: Vec<f32> = (0..(1 << 26) + 3).map(|_| (rng.below(17) as f32) - 8.0).collect();
     for_every_strategy(&gpu, &host, f64_sum, |got, want, len, offset, s, _| {
@@ -93,7 +112,10 @@ fn tolerance(abs_sum: f64, depth: usize) -> f64 {
 
 #[test]
 fn ladder_f32_random_within_rounding_bound() {
-    let gpu = match gpu("ladder_f32_random_within_rounding_bound") { Some(g) => g, None => return };
+    let gpu = match gpu("ladder_f32_random_within_rounding_bound") {
+        Some(g) => g,
+        None => return,
+    };
     let mut rng = Rng::fresh("ladder_f32_uniform");
     let host: Vec<f32> = (0..(1 << 26) + 3).map(|_| rng.unit() as f32).collect();
     for_every_strategy(&gpu, &host, f64_sum, |got, want, len, offset, s, grid| {
@@ -106,13 +128,26 @@ fn ladder_f32_random_within_rounding_bound() {
         let across = if atomic { grid as usize } else { grid as usize / block + log2_ceil(block) + 2 };
         let depth = per_thread + log2_ceil(block) + across + 4;
         let tol = tolerance(want, depth);
-        assert!((got as f64 - want).abs() <= tol, "seed {} {:?} len {} offset {}: got {} want {} tol {}", rng.seed, s, len, offset, got, want, tol);
+        assert!(
+            (got as f64 - want).abs() <= tol,
+            "seed {} {:?} len {} offset {}: got {} want {} tol {}",
+            rng.seed,
+            s,
+            len,
+            offset,
+            got,
+            want,
+            tol
+        );
     });
 }
 
 #[test]
 fn auto_is_deterministic_and_second_pass_agrees() {
-    let gpu = match gpu("auto_is_deterministic_and_second_pass_agrees") { Some(g) => g, None => return };
+    let gpu = match gpu("auto_is_deterministic_and_second_pass_agrees") {
+        Some(g) => g,
+        None => return,
+    };
     let mut rng = Rng::fresh("determinism");
     for &n in [(1usize << 24) + 3, 1 << 20, 1000].iter() {
         let host: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
@@ -129,20 +164,33 @@ fn auto_is_deterministic_and_second_pass_agrees() {
         let second = gpu.reduce_sum(&dev, s).unwrap();
         assert_eq!(gpu.reduce_sum(&dev, s).unwrap().to_bits(), second.to_bits(), "seed {} n {}", rng.seed, n);
         let abs: f64 = host.iter().map(|&v| (v as f64).abs()).sum();
-        assert!((second as f64 - first as f64).abs() <= tolerance(abs, 64), "seed {} n {}: {} vs {}", rng.seed, n, second, first);
+        assert!(
+            (second as f64 - first as f64).abs() <= tolerance(abs, 64),
+            "seed {} n {}: {} vs {}",
+            rng.seed,
+            n,
+            second,
+            first
+        );
     }
 }
 
 #[test]
 fn reduce_into_writes_the_output_and_checks_it() {
-    let gpu = match gpu("reduce_into_writes_the_output_and_checks_it") { Some(g) => g, None => return };
+    let gpu = match gpu("reduce_into_writes_the_output_and_checks_it") {
+        Some(g) => g,
+        None => return,
+    };
     let host: Vec<i32> = (1..=1000).collect();
     let dev = upload(&host);
     let mut out = upload(&[i32::MIN]); // poisoned
     assert_eq!(gpu.reduce_sum_into(&dev, &mut out, ReduceStrategy::Auto).unwrap(), None);
     assert_eq!(download(&gpu, &out)[0], 500_500);
     let mut empty_out = upload::<i32>(&[]);
-    assert!(matches!(gpu.reduce_sum_into(&dev, &mut empty_out, ReduceStrategy::Auto), Err(cudakernels::Error::LengthMismatch { .. })));
+    assert!(matches!(
+        gpu.reduce_sum_into(&dev, &mut empty_out, ReduceStrategy::Auto),
+        Err(cudakernels::Error::LengthMismatch { .. })
+    ));
     let mut out = upload(&[i32::MIN]);
     gpu.reduce_sum_into(&dev.index(0..0), &mut out, ReduceStrategy::Auto).unwrap();
     assert_eq!(download(&gpu, &out)[0], 0, "an empty sum is 0");

@@ -10,7 +10,6 @@ const MS: [usize; 10] = [0, 1, 3, 7, 8, 9, 255, 16384, 16387, 1 << 20];
 /// Largest A (elements) the shape sweep builds: m = 2^20 runs with n ≤ 128.
 const MAX_ELEMS: usize = 1 << 27;
 
-
 struct Case<'a> {
     m: usize,
     n: usize,
@@ -35,22 +34,45 @@ fn check(case: &Case, got: &[f32], what: &str) {
         assert!(
             (got[r] as f64 - want).abs() <= tol,
             "{} m {} n {} lda {} row {}: got {} want {} tol {}",
-            what, case.m, case.n, case.lda, r, got[r], want, tol
+            what,
+            case.m,
+            case.n,
+            case.lda,
+            r,
+            got[r],
+            want,
+            tol
         );
     }
 }
 
 /// Runs one kernel on `case` with A and x at the given device views; poisons y first.
-fn run(gpu: &Gpu, case: &Case, a: &DeviceSlice<f32>, x: &DeviceSlice<f32>, kernel: SgemvKernel) -> Result<Vec<f32>, Error> {
+fn run(
+    gpu: &Gpu,
+    case: &Case,
+    a: &DeviceSlice<f32>,
+    x: &DeviceSlice<f32>,
+    kernel: SgemvKernel,
+) -> Result<Vec<f32>, Error> {
     let poison = if case.beta == 0.0 { vec![f32::NAN; case.m] } else { case.y0.to_vec() };
     let mut y = upload(&poison);
-    gpu.sgemv(case.m, case.n, a, x, &mut y, SgemvOptions { alpha: case.alpha, beta: case.beta, lda: Some(case.lda), kernel })?;
+    gpu.sgemv(
+        case.m,
+        case.n,
+        a,
+        x,
+        &mut y,
+        SgemvOptions { alpha: case.alpha, beta: case.beta, lda: Some(case.lda), kernel },
+    )?;
     Ok(download(gpu, &y))
 }
 
 #[test]
 fn shapes_with_every_kernel() {
-    let gpu = match gpu("shapes_with_every_kernel") { Some(g) => g, None => return };
+    let gpu = match gpu("shapes_with_every_kernel") {
+        Some(g) => g,
+        None => return,
+    };
     let mut rng = Rng::fresh("sgemv_shapes");
     let mut runs = 0;
     for &n in NS.iter() {
@@ -80,10 +102,17 @@ fn shapes_with_every_kernel() {
 
 #[test]
 fn alpha_beta_lda_and_offset_views() {
-    let gpu = match gpu("alpha_beta_lda_and_offset_views") { Some(g) => g, None => return };
+    let gpu = match gpu("alpha_beta_lda_and_offset_views") {
+        Some(g) => g,
+        None => return,
+    };
     let mut rng = Rng::fresh("sgemv_views");
-    for &(m, n) in [(7usize, 16usize), (255, 32), (16387, 128), (9, 129), (300, 1000), (8, 4096), (16384, 4), (33, 8)].iter() {
-        for &(lda_pad, a_off, x_off) in [(0usize, 0usize, 0usize), (4, 0, 0), (3, 0, 0), (0, 1, 0), (0, 0, 1), (5, 3, 2)].iter() {
+    for &(m, n) in
+        [(7usize, 16usize), (255, 32), (16387, 128), (9, 129), (300, 1000), (8, 4096), (16384, 4), (33, 8)].iter()
+    {
+        for &(lda_pad, a_off, x_off) in
+            [(0usize, 0usize, 0usize), (4, 0, 0), (3, 0, 0), (0, 1, 0), (0, 0, 1), (5, 3, 2)].iter()
+        {
             for &(alpha, beta) in [(1.0f32, 0.0f32), (1.5, -0.75), (-2.0, 1.0), (0.0, 0.5)].iter() {
                 let lda = n + lda_pad;
                 let a: Vec<f32> = (0..a_off + m * lda).map(|_| rng.range(-1.0, 1.0) as f32).collect();
@@ -94,7 +123,10 @@ fn alpha_beta_lda_and_offset_views() {
                 let case = Case { m, n, lda, a: &a[a_off..], x: &x[x_off..], y0: &y0, alpha, beta };
                 let aligned = a_off == 0 && x_off == 0 && lda % 4 == 0;
                 for &k in std::iter::once(&SgemvKernel::Auto).chain(SgemvKernel::EXPLICIT.iter()) {
-                    let what = format!("seed {} {:?} alpha {} beta {} offsets ({}, {})", rng.seed, k, alpha, beta, a_off, x_off);
+                    let what = format!(
+                        "seed {} {:?} alpha {} beta {} offsets ({}, {})",
+                        rng.seed, k, alpha, beta, a_off, x_off
+                    );
                     match run(&gpu, &case, &va, &vx, k) {
                         Ok(y) => check(&case, &y, &what),
                         Err(Error::Misaligned { .. }) => assert!(!aligned && k.vector_loads(), "{}", what),
@@ -109,7 +141,10 @@ fn alpha_beta_lda_and_offset_views() {
 
 #[test]
 fn empty_shapes_and_bad_input() {
-    let gpu = match gpu("empty_shapes_and_bad_input") { Some(g) => g, None => return };
+    let gpu = match gpu("empty_shapes_and_bad_input") {
+        Some(g) => g,
+        None => return,
+    };
     let mut rng = Rng::fresh("sgemv_edges");
     // n = 0: y = beta * y.
     let y0: Vec<f32> = (0..37).map(|_| rng.range(-1.0, 1.0) as f32).collect();
@@ -127,14 +162,24 @@ fn empty_shapes_and_bad_input() {
     // Shape errors are reported, not launched.
     let a = upload(&vec![1.0f32; 10 * 16]);
     let mut y = upload(&[0.0f32; 10]);
-    assert!(matches!(gpu.sgemv(10, 16, &a, &x.index(1..), &mut y, SgemvOptions::default()), Err(Error::LengthMismatch { what: "x", .. })));
+    assert!(matches!(
+        gpu.sgemv(10, 16, &a, &x.index(1..), &mut y, SgemvOptions::default()),
+        Err(Error::LengthMismatch { what: "x", .. })
+    ));
     assert!(matches!(gpu.sgemv(11, 16, &a, &x, &mut y, SgemvOptions::default()), Err(Error::LengthMismatch { .. })));
     assert!(matches!(
         gpu.sgemv(10, 16, &a, &x, &mut y, SgemvOptions { lda: Some(15), ..Default::default() }),
         Err(Error::LeadingDimension { lda: 15, n: 16 })
     ));
     assert!(matches!(
-        gpu.sgemv(10, 16, &a.index(1..), &x, &mut y, SgemvOptions { kernel: SgemvKernel::WarpVec4, ..Default::default() }),
+        gpu.sgemv(
+            10,
+            16,
+            &a.index(1..),
+            &x,
+            &mut y,
+            SgemvOptions { kernel: SgemvKernel::WarpVec4, ..Default::default() }
+        ),
         Err(Error::LengthMismatch { what: "A", .. })
     ));
 }

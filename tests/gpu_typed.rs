@@ -77,7 +77,11 @@ fn make_input<T: Reference>(rng: &mut Rng, n: usize, special: &[T]) -> Vec<T> {
         return v;
     }
     for (k, &x) in T::extremes().iter().chain(special.iter()).enumerate() {
-        let at = match k % 3 { 0 => 0, 1 => n - 1, _ => rng.below(n) };
+        let at = match k % 3 {
+            0 => 0,
+            1 => n - 1,
+            _ => rng.below(n),
+        };
         if rng.below(2) == 0 || n < 4 {
             v[at] = x;
         }
@@ -111,12 +115,23 @@ fn check_case<T: Reference>(gpu: &Gpu, rng: &mut Rng, host: &[T], what: &str) {
         let (mm_min, mm_max) = gpu.minmax(&view).unwrap();
         assert!(got_min.same(want_min), "{}: min {:?}, want {:?}", ctx, got_min, want_min);
         assert!(got_max.same(want_max), "{}: max {:?}, want {:?}", ctx, got_max, want_max);
-        assert!(mm_min.same(want_min) && mm_max.same(want_max), "{}: minmax ({:?}, {:?}), want ({:?}, {:?})", ctx, mm_min, mm_max, want_min, want_max);
+        assert!(
+            mm_min.same(want_min) && mm_max.same(want_max),
+            "{}: minmax ({:?}, {:?}), want ({:?}, {:?})",
+            ctx,
+            mm_min,
+            mm_max,
+            want_min,
+            want_max
+        );
     }
 }
 
 fn all_cases<T: Reference>(test: &str, specials: &[Vec<T>]) {
-    let gpu = match gpu(test) { Some(g) => g, None => return };
+    let gpu = match gpu(test) {
+        Some(g) => g,
+        None => return,
+    };
     let mut rng = Rng::fresh(test);
     for &n in LENGTHS.iter() {
         for (i, special) in specials.iter().enumerate() {
@@ -127,29 +142,50 @@ fn all_cases<T: Reference>(test: &str, specials: &[Vec<T>]) {
 }
 
 #[test]
-fn typed_u8() { all_cases::<u8>("typed_u8", &[vec![]]); }
+fn typed_u8() {
+    all_cases::<u8>("typed_u8", &[vec![]]);
+}
 #[test]
-fn typed_i8() { all_cases::<i8>("typed_i8", &[vec![]]); }
+fn typed_i8() {
+    all_cases::<i8>("typed_i8", &[vec![]]);
+}
 #[test]
-fn typed_u16() { all_cases::<u16>("typed_u16", &[vec![]]); }
+fn typed_u16() {
+    all_cases::<u16>("typed_u16", &[vec![]]);
+}
 #[test]
-fn typed_i16() { all_cases::<i16>("typed_i16", &[vec![]]); }
+fn typed_i16() {
+    all_cases::<i16>("typed_i16", &[vec![]]);
+}
 #[test]
-fn typed_i32() { all_cases::<i32>("typed_i32", &[vec![]]); }
+fn typed_i32() {
+    all_cases::<i32>("typed_i32", &[vec![]]);
+}
 #[test]
-fn typed_u32() { all_cases::<u32>("typed_u32", &[vec![]]); }
+fn typed_u32() {
+    all_cases::<u32>("typed_u32", &[vec![]]);
+}
 #[test]
 fn typed_f32() {
-    all_cases::<f32>("typed_f32", &[vec![], vec![f32::INFINITY, f32::NEG_INFINITY], vec![f32::NAN], vec![-0.0, -0.0, 0.0]]);
+    all_cases::<f32>(
+        "typed_f32",
+        &[vec![], vec![f32::INFINITY, f32::NEG_INFINITY], vec![f32::NAN], vec![-0.0, -0.0, 0.0]],
+    );
 }
 #[test]
 fn typed_f64() {
-    all_cases::<f64>("typed_f64", &[vec![], vec![f64::INFINITY, f64::NEG_INFINITY], vec![f64::NAN], vec![-0.0, -0.0, 0.0]]);
+    all_cases::<f64>(
+        "typed_f64",
+        &[vec![], vec![f64::INFINITY, f64::NEG_INFINITY], vec![f64::NAN], vec![-0.0, -0.0, 0.0]],
+    );
 }
 
 #[test]
 fn signed_zeros_order_and_all_nan() {
-    let gpu = match gpu("signed_zeros_order_and_all_nan") { Some(g) => g, None => return };
+    let gpu = match gpu("signed_zeros_order_and_all_nan") {
+        Some(g) => g,
+        None => return,
+    };
     let zeros = upload(&[0.0f32, -0.0, 0.0, -0.0]);
     assert_eq!(gpu.min(&zeros).unwrap().to_bits(), (-0.0f32).to_bits());
     assert_eq!(gpu.max(&zeros).unwrap().to_bits(), 0.0f32.to_bits());
@@ -161,7 +197,10 @@ fn signed_zeros_order_and_all_nan() {
 
 #[test]
 fn f32_sum_with_f64_accumulator() {
-    let gpu = match gpu("f32_sum_with_f64_accumulator") { Some(g) => g, None => return };
+    let gpu = match gpu("f32_sum_with_f64_accumulator") {
+        Some(g) => g,
+        None => return,
+    };
     let mut rng = Rng::fresh("f64acc");
     for &n in [0usize, 1, 17, 4097, (1 << 24) + 7].iter() {
         let host: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32 * 1e4).collect();

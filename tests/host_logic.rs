@@ -1,28 +1,28 @@
 //! Tests that run everywhere, GPU or not: the PTX itself, launch arithmetic and validation.
 use cudakernels::config::{
-    FAST_LAUNCH, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES, WARP_SIZE,
+    FAST_LAUNCH, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES,
+    WARP_SIZE,
 };
 use cudakernels::{
-    ladder_entry_point, validate_sgemv, Error, Finish, LadderKernel, ReduceStrategy, SgemvKernel, SgemvShape, TypedOp, PTX,
+    ladder_entry_point, validate_sgemv, Error, Finish, LadderKernel, ReduceStrategy, SgemvKernel, SgemvShape, TypedOp,
+    PTX,
 };
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
 fn entry(name: &str) -> &'static str {
-    let start = PTX.find(&format!(".entry {}(", name)).unwrap_or_else(|| panic!("entry point {} missing from the PTX", name));
+    let start =
+        PTX.find(&format!(".entry {}(", name)).unwrap_or_else(|| panic!("entry point {} missing from the PTX", name));
     let rest = &PTX[start + 1..];
     let end = rest.find(".entry ").map(|e| start + 1 + e).unwrap_or(PTX.len());
     &PTX[start..end]
 }
 
 fn typed_names() -> Vec<String> {
-    let mut names: Vec<String> = TypedOp::ALL
-        .iter()
-        .flat_map(|op| TYPED_TYPES.iter().map(move |t| format!("{}_{}", op.name(), t)))
-        .collect();
+    let mut names: Vec<String> =
+        TypedOp::ALL.iter().flat_map(|op| TYPED_TYPES.iter().map(move |t| format!("{}_{}", op.name(), t))).collect();
     names.push("sum_f32_f64acc".into());
     names
 }
-
 
 #[test]
 fn ptx_targets_compute_80_from_nvvm() {
@@ -64,7 +64,13 @@ fn ptx_has_no_local_memory() {
 
 #[test]
 fn shuffle_kernels_use_shfl_sync() {
-    let mut names = vec!["reduce_warp_shuffle_f32_b256".to_string(), "reduce_vectorized_i32_b512".to_string(), "sgemv_n32".into(), "sgemv_rows2".into(), "sgemv_vec4_n16".into()];
+    let mut names = vec![
+        "reduce_warp_shuffle_f32_b256".to_string(),
+        "reduce_vectorized_i32_b512".to_string(),
+        "sgemv_n32".into(),
+        "sgemv_rows2".into(),
+        "sgemv_vec4_n16".into(),
+    ];
     names.extend(typed_names());
     for name in names {
         assert!(entry(&name).contains("shfl.sync.bfly.b32"), "{} has no shfl.sync", name);
@@ -133,7 +139,9 @@ fn ladder_launch_arithmetic() {
         for &b in LADDER_BLOCKS.iter() {
             for &grain in [1u32, 3, 8].iter() {
                 let blocks = g(LadderKernel::LocalStride, n, b, grain) as usize;
-                assert!(blocks * b as usize * grain as usize >= n && (blocks - 1) * (b as usize) * (grain as usize) < n);
+                assert!(
+                    blocks * b as usize * grain as usize >= n && (blocks - 1) * (b as usize) * (grain as usize) < n
+                );
                 let blocks = g(LadderKernel::FirstAdd, n, b, grain) as usize;
                 assert!(blocks * 2 * b as usize >= n && (blocks - 1) * 2 * (b as usize) < n);
             }
@@ -156,7 +164,12 @@ fn strategy_validation() {
     for &(_, block, grain) in FAST_LAUNCH.iter() {
         assert!(LADDER_BLOCKS.contains(&block) && grain >= 1, "the fast path must be a ladder instance");
     }
-    let s = |block, grain| ReduceStrategy::Ladder { kernel: LadderKernel::Sequential, finish: Finish::SecondPass, block, grain };
+    let s = |block, grain| ReduceStrategy::Ladder {
+        kernel: LadderKernel::Sequential,
+        finish: Finish::SecondPass,
+        block,
+        grain,
+    };
     assert!(s(256, 1).validate().is_ok());
     assert!(matches!(s(100, 1).validate(), Err(Error::Unsupported { .. })));
     assert!(matches!(s(2048, 1).validate(), Err(Error::Unsupported { .. })));
@@ -173,9 +186,18 @@ fn sgemv_validation() {
     let x = (0x8000u64, 32);
     assert!(validate_sgemv(100, 32, 32, a, x, 100).is_ok());
     assert_eq!(validate_sgemv(100, 32, 31, a, x, 100), Err(Error::LeadingDimension { lda: 31, n: 32 }));
-    assert_eq!(validate_sgemv(100, 32, 40, a, x, 100), Err(Error::LengthMismatch { what: "A", expected: 99 * 40 + 32, actual: 3200 }));
-    assert_eq!(validate_sgemv(100, 32, 32, a, (0x8000, 31), 100), Err(Error::LengthMismatch { what: "x", expected: 32, actual: 31 }));
-    assert_eq!(validate_sgemv(100, 32, 32, a, x, 99), Err(Error::LengthMismatch { what: "y", expected: 100, actual: 99 }));
+    assert_eq!(
+        validate_sgemv(100, 32, 40, a, x, 100),
+        Err(Error::LengthMismatch { what: "A", expected: 99 * 40 + 32, actual: 3200 })
+    );
+    assert_eq!(
+        validate_sgemv(100, 32, 32, a, (0x8000, 31), 100),
+        Err(Error::LengthMismatch { what: "x", expected: 32, actual: 31 })
+    );
+    assert_eq!(
+        validate_sgemv(100, 32, 32, a, x, 99),
+        Err(Error::LengthMismatch { what: "y", expected: 100, actual: 99 })
+    );
     assert!(validate_sgemv(0, 32, 32, (0x1000, 0), x, 0).is_ok(), "m = 0 needs no A");
     assert!(validate_sgemv(5, 0, 0, (0x1000, 0), (0x8000, 0), 5).is_ok(), "n = 0 is y = beta * y");
     assert!(matches!(validate_sgemv(1 << 33, 1, 1, (0, 1 << 33), (0, 1), 1 << 33), Err(Error::TooLarge { .. })));
@@ -185,9 +207,18 @@ fn sgemv_validation() {
 fn sgemv_kernel_requirements() {
     let aligned = shape(10, 128, 128, 0x1000, 0x2000);
     assert!(SgemvKernel::N128.validate(&aligned).is_ok());
-    assert!(matches!(SgemvKernel::N128.validate(&shape(10, 128, 128, 0x1004, 0x2000)), Err(Error::Misaligned { what: "A", .. })));
-    assert!(matches!(SgemvKernel::WarpVec4.validate(&shape(10, 128, 128, 0x1000, 0x2008)), Err(Error::Misaligned { what: "x", .. })));
-    assert!(matches!(SgemvKernel::WarpVec4.validate(&shape(10, 128, 130, 0x1000, 0x2000)), Err(Error::Unsupported { .. })));
+    assert!(matches!(
+        SgemvKernel::N128.validate(&shape(10, 128, 128, 0x1004, 0x2000)),
+        Err(Error::Misaligned { what: "A", .. })
+    ));
+    assert!(matches!(
+        SgemvKernel::WarpVec4.validate(&shape(10, 128, 128, 0x1000, 0x2008)),
+        Err(Error::Misaligned { what: "x", .. })
+    ));
+    assert!(matches!(
+        SgemvKernel::WarpVec4.validate(&shape(10, 128, 130, 0x1000, 0x2000)),
+        Err(Error::Unsupported { .. })
+    ));
     assert!(matches!(SgemvKernel::N128.validate(&shape(10, 132, 132, 0x1000, 0x2000)), Err(Error::Unsupported { .. })));
     assert!(matches!(SgemvKernel::N32.validate(&shape(10, 33, 33, 0, 0)), Err(Error::Unsupported { .. })));
     assert!(matches!(SgemvKernel::RowsPerWarp(3).validate(&shape(10, 4, 4, 0, 0)), Err(Error::Unsupported { .. })));

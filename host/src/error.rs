@@ -77,7 +77,9 @@ pub(crate) fn alloc<T: cust::memory::DeviceCopy>(len: usize) -> Result<cust::mem
 
 /// Allocates `len` zeroed elements, reporting out-of-memory as [`alloc`] does. Waits for the
 /// memset, which runs on the legacy stream that non-blocking streams do not wait for.
-pub(crate) fn alloc_zeroed<T: cust::memory::DeviceCopy + bytemuck::Zeroable>(len: usize) -> Result<cust::memory::DeviceBuffer<T>> {
+pub(crate) fn alloc_zeroed<T: cust::memory::DeviceCopy + bytemuck::Zeroable>(
+    len: usize,
+) -> Result<cust::memory::DeviceBuffer<T>> {
     let buffer = cust::memory::DeviceBuffer::zeroed(len).map_err(out_of_memory::<T>(len, "cuMemAlloc/cuMemsetD8"))?;
     cust::context::CurrentContext::synchronize().check("cuCtxSynchronize")?;
     Ok(buffer)

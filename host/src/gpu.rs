@@ -120,7 +120,8 @@ impl Gpu {
         }
         // SAFETY: the callers pass exactly the kernel's parameters, in order, with device
         // pointers they validated; the launch result is checked, faults surface at the next sync.
-        unsafe { self.stream.launch(function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs[..args.len()]) }.check("cuLaunchKernel")
+        unsafe { self.stream.launch(function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs[..args.len()]) }
+            .check("cuLaunchKernel")
     }
 
     /// A device pointer to `bytes` of scratch for per-block partials, grown as needed.
@@ -138,7 +139,12 @@ impl Gpu {
 
     /// `buffer`'s device pointer once it holds `words`: a smaller one is replaced by a new
     /// `allocate(next power of two)`.
-    fn grown(&self, buffer: &mut DeviceBuffer<u64>, words: usize, allocate: fn(usize) -> Result<DeviceBuffer<u64>>) -> Result<u64> {
+    fn grown(
+        &self,
+        buffer: &mut DeviceBuffer<u64>,
+        words: usize,
+        allocate: fn(usize) -> Result<DeviceBuffer<u64>>,
+    ) -> Result<u64> {
         if buffer.len() < words {
             self.synchronize()?; // the old buffer may still be in use by queued kernels
             *buffer = allocate(words.next_power_of_two())?;
@@ -188,7 +194,13 @@ pub(crate) fn raw<T: DeviceCopy>(s: &DeviceSlice<T>) -> (u64, usize) {
 /// Blocks of `block` threads for a vectorized reduction over `bytes`: `vectors_per_thread`
 /// 16-byte loads per thread for small inputs, at most the blocks the device keeps resident
 /// for large ones (threads then stride over the rest).
-pub fn vectorized_grid(bytes: usize, block: u32, vectors_per_thread: u32, sm_count: u32, max_threads_per_sm: u32) -> u32 {
+pub fn vectorized_grid(
+    bytes: usize,
+    block: u32,
+    vectors_per_thread: u32,
+    sm_count: u32,
+    max_threads_per_sm: u32,
+) -> u32 {
     let resident = resident_blocks(block, sm_count, max_threads_per_sm) as usize;
     let per_block = block as usize * vectors_per_thread.max(1) as usize * kernels::config::VECTOR_BYTES;
     ((bytes + per_block - 1) / per_block).clamp(1, resident) as u32

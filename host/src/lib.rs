@@ -8,10 +8,10 @@ pub mod reduce;
 pub mod sgemv;
 pub mod typed;
 
+pub use cust;
 pub use error::{Error, Result};
 pub use gpu::Gpu;
 pub use kernels::config;
 pub use reduce::{ladder_entry_point, Finish, LadderKernel, ReduceStrategy, SumElement};
 pub use sgemv::{validate_sgemv, SgemvKernel, SgemvOptions, SgemvShape};
 pub use typed::{typed_entry_point, TypedElement, TypedOp};
-pub use cust;

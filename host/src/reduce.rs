@@ -111,7 +111,9 @@ impl ReduceStrategy {
             ReduceStrategy::Ladder { block, grain, .. } => (block, grain),
         };
         if !LADDER_BLOCKS.contains(&block) {
-            return Err(Error::Unsupported { what: format!("block size {} (the ladder has {:?})", block, LADDER_BLOCKS) });
+            return Err(Error::Unsupported {
+                what: format!("block size {} (the ladder has {:?})", block, LADDER_BLOCKS),
+            });
         }
         if grain == 0 {
             return Err(Error::Unsupported { what: "grain 0 (elements per thread must be at least 1)".into() });

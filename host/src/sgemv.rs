@@ -181,7 +181,14 @@ impl SgemvKernel {
 }
 
 /// Checks lengths and `lda` of an sgemv call; returns the shape.
-pub fn validate_sgemv(m: usize, n: usize, lda: usize, a: (u64, usize), x: (u64, usize), y_len: usize) -> Result<SgemvShape> {
+pub fn validate_sgemv(
+    m: usize,
+    n: usize,
+    lda: usize,
+    a: (u64, usize),
+    x: (u64, usize),
+    y_len: usize,
+) -> Result<SgemvShape> {
     if lda < n {
         return Err(Error::LeadingDimension { lda, n });
     }
@@ -230,6 +237,11 @@ impl Gpu {
         let (name, block, grid) = kernel.launch_config(m, resident);
         let y_ptr = y.as_device_ptr().as_raw();
         let (m32, n32, lda32) = (m as u32, n as u32, lda as u32);
-        self.launch(&name, grid, block, &[&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m32, &n32, &lda32, &opts.alpha, &opts.beta, &y_ptr])
+        self.launch(
+            &name,
+            grid,
+            block,
+            &[&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m32, &n32, &lda32, &opts.alpha, &opts.beta, &y_ptr],
+        )
     }
 }

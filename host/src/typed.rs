@@ -49,7 +49,12 @@ pub fn typed_entry_point<T: TypedElement>(op: TypedOp) -> String {
 
 impl Gpu {
     /// Enqueues kernel `name` over `input`, writing its accumulator(s) to `out`.
-    fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(&self, name: &str, input: &DeviceSlice<T>, out: &mut DeviceSlice<A>) -> Result<()> {
+    fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
+        &self,
+        name: &str,
+        input: &DeviceSlice<T>,
+        out: &mut DeviceSlice<A>,
+    ) -> Result<()> {
         check_len("input length", input.len())?;
         self.bind()?;
         let bytes = input.len() * std::mem::size_of::<T>();
@@ -74,7 +79,12 @@ impl Gpu {
     /// reinterpret as `T::Sum`); min/max → `out[0]`; minmax → `out[0]` = min, `out[1]` = max.
     /// For sums, `out` must be `T::Sum`-typed: use [`Gpu::sum_into`]. Empty input: `Error::Empty`
     /// for min/max/minmax.
-    pub fn reduce_into<T: TypedElement>(&self, op: TypedOp, input: &DeviceSlice<T>, out: &mut DeviceSlice<T>) -> Result<()> {
+    pub fn reduce_into<T: TypedElement>(
+        &self,
+        op: TypedOp,
+        input: &DeviceSlice<T>,
+        out: &mut DeviceSlice<T>,
+    ) -> Result<()> {
         match op {
             TypedOp::Sum => Err(Error::Unsupported { what: "sum into an element-typed buffer: use sum_into".into() }),
             TypedOp::Min | TypedOp::Max | TypedOp::MinMax => {

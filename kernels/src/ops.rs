@@ -189,7 +189,11 @@ impl Ordered for f64 {
             asm!("min.f64 {0}, {1}, {2};", out(reg64) d, in(reg64) a.to_bits(), in(reg64) b.to_bits(),
                  options(pure, nomem, nostack));
         }
-        if a != a || b != b { f64::NAN } else { f64::from_bits(d) }
+        if a != a || b != b {
+            f64::NAN
+        } else {
+            f64::from_bits(d)
+        }
     }
     #[inline(always)]
     fn max2(a: Self, b: Self) -> Self {
@@ -198,7 +202,11 @@ impl Ordered for f64 {
             asm!("max.f64 {0}, {1}, {2};", out(reg64) d, in(reg64) a.to_bits(), in(reg64) b.to_bits(),
                  options(pure, nomem, nostack));
         }
-        if a != a || b != b { f64::NAN } else { f64::from_bits(d) }
+        if a != a || b != b {
+            f64::NAN
+        } else {
+            f64::from_bits(d)
+        }
     }
 }
 
@@ -209,21 +217,31 @@ pub struct MinMax<T>(PhantomData<T>);
 impl<T: Ordered> ReduceOp for Min<T> {
     type Acc = T;
     #[inline(always)]
-    fn identity() -> T { T::HIGHEST }
+    fn identity() -> T {
+        T::HIGHEST
+    }
     #[inline(always)]
-    fn combine(a: T, b: T) -> T { T::min2(a, b) }
+    fn combine(a: T, b: T) -> T {
+        T::min2(a, b)
+    }
 }
 impl<T: Ordered> ReduceOp for Max<T> {
     type Acc = T;
     #[inline(always)]
-    fn identity() -> T { T::LOWEST }
+    fn identity() -> T {
+        T::LOWEST
+    }
     #[inline(always)]
-    fn combine(a: T, b: T) -> T { T::max2(a, b) }
+    fn combine(a: T, b: T) -> T {
+        T::max2(a, b)
+    }
 }
 impl<T: Ordered> ReduceOp for MinMax<T> {
     type Acc = Pair<T>;
     #[inline(always)]
-    fn identity() -> Pair<T> { Pair { min: T::HIGHEST, max: T::LOWEST } }
+    fn identity() -> Pair<T> {
+        Pair { min: T::HIGHEST, max: T::LOWEST }
+    }
     #[inline(always)]
     fn combine(a: Pair<T>, b: Pair<T>) -> Pair<T> {
         Pair { min: T::min2(a.min, b.min), max: T::max2(a.max, b.max) }
@@ -231,11 +249,15 @@ impl<T: Ordered> ReduceOp for MinMax<T> {
 }
 impl<T: Ordered + Element> Fold<T> for Min<T> {
     #[inline(always)]
-    fn fold(acc: T, e: T) -> T { T::min2(acc, e) }
+    fn fold(acc: T, e: T) -> T {
+        T::min2(acc, e)
+    }
 }
 impl<T: Ordered + Element> Fold<T> for Max<T> {
     #[inline(always)]
-    fn fold(acc: T, e: T) -> T { T::max2(acc, e) }
+    fn fold(acc: T, e: T) -> T {
+        T::max2(acc, e)
+    }
 }
 impl<T: Ordered + Element> Fold<T> for MinMax<T> {
     #[inline(always)]

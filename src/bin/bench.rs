@@ -5,7 +5,9 @@
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
-use cudakernels::{open, Error, Finish, Gpu, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
+use cudakernels::{
+    open, Error, Finish, Gpu, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
+};
 
 const REPS: usize = 30;
 const WARMUP: usize = 5;
@@ -17,9 +19,7 @@ fn rotation(gpu: &Gpu, bytes: usize) -> usize {
 
 fn buffers<T: DeviceCopy + Copy>(count: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<Vec<DeviceBuffer<T>>> {
     let host: Vec<T> = (0..n).map(&fill).collect();
-    (0..count)
-        .map(|_| DeviceBuffer::from_slice(&host).map_err(Error::cuda("cuMemcpyHtoD")))
-        .collect()
+    (0..count).map(|_| DeviceBuffer::from_slice(&host).map_err(Error::cuda("cuMemcpyHtoD"))).collect()
 }
 
 /// Median ms of a device-to-device copy of `len` elements, from `srcs[i]` in turn (cold when
@@ -57,13 +57,17 @@ fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                     LadderKernel::GlobalStride | LadderKernel::LocalStride | LadderKernel::WarpShuffle => 16,
                     _ => 1,
                 };
-                (format!("{:?}", kernel), ReduceStrategy::Ladder { kernel, finish: Finish::SecondPass, block: 256, grain })
+                (
+                    format!("{:?}", kernel),
+                    ReduceStrategy::Ladder { kernel, finish: Finish::SecondPass, block: 256, grain },
+                )
             })
             .collect();
         rows.push(("Auto".into(), ReduceStrategy::Auto));
         let (mut first, mut prev) = (0.0, 0.0);
         for (name, s) in rows {
-            let ms = median_ms(gpu, WARMUP, REPS, |i| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out, s).map(|_| ()))?;
+            let ms =
+                median_ms(gpu, WARMUP, REPS, |i| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out, s).map(|_| ()))?;
             let (_, finish, block, grain) = s.resolve(4 * n);
             if first == 0.0 {
                 first = ms;
@@ -72,7 +76,15 @@ fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
             let bw = gbps(4 * n, ms);
             println!(
                 "| {} | {:?} | {} | {} | {:.1} | {:.0} | {:.1}% | {:.2}× | {:.1}× |",
-                name, finish, block, grain, ms * 1e3, bw, 100.0 * bw / copy_bw, prev / ms, first / ms
+                name,
+                finish,
+                block,
+                grain,
+                ms * 1e3,
+                bw,
+                100.0 * bw / copy_bw,
+                prev / ms,
+                first / ms
             );
             prev = ms;
         }
@@ -93,7 +105,9 @@ fn fast_path_tuning(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let bufs = buffers(rotation(gpu, 4 * n), n, |i| (i % 7) as f32 - 3.0)?;
         let mut out = buffers(1, 1, |_| 0.0f32)?;
         for &finish in [Finish::LastBlock, Finish::Flagged].iter() {
-            for (&block, &grain) in [256u32, 512, 1024].iter().flat_map(|b| std::iter::repeat(b).zip([1u32, 2, 4, 8].iter())) {
+            for (&block, &grain) in
+                [256u32, 512, 1024].iter().flat_map(|b| std::iter::repeat(b).zip([1u32, 2, 4, 8].iter()))
+            {
                 let s = ReduceStrategy::Ladder { kernel: LadderKernel::Vectorized, finish, block, grain };
                 let mut call = |i: usize| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out[0], s).map(|_| ());
                 let ms = median_ms(gpu, WARMUP, REPS, &mut call)?;
@@ -103,7 +117,16 @@ fn fast_path_tuning(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 let bw = gbps(4 * n, ms);
                 println!(
                     "| 2^{} | {:?} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.0} | {:.1}% |",
-                    log_n, finish, block, grain, grid, ms * 1e3, piped * 1e3, host, bw, 100.0 * bw / copy_bw
+                    log_n,
+                    finish,
+                    block,
+                    grain,
+                    grid,
+                    ms * 1e3,
+                    piped * 1e3,
+                    host,
+                    bw,
+                    100.0 * bw / copy_bw
                 );
             }
         }
@@ -155,14 +178,26 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     let mut tiny = |_| gpu.sgemv(1, 1, &a1[0], &x1[0], &mut y1[0], SgemvOptions::default());
     let (floor, floor_host) = (median_ms(gpu, WARMUP, REPS, &mut tiny)?, host_us(gpu, &mut tiny)?);
     // The same kernel through cust alone: what the driver costs without this library's checks.
-    let module = cudakernels::cust::module::Module::from_ptx(cudakernels::PTX, &[]).map_err(Error::cuda("cuModuleLoadData"))?;
+    let module =
+        cudakernels::cust::module::Module::from_ptx(cudakernels::PTX, &[]).map_err(Error::cuda("cuModuleLoadData"))?;
     let f = module.get_function("sgemv_rows8").map_err(Error::cuda("cuModuleGetFunction"))?;
     let (a, x, y) = (a1[0].as_device_ptr().as_raw(), x1[0].as_device_ptr().as_raw(), y1[0].as_device_ptr().as_raw());
     let (len, m_n_lda, alpha, beta) = (1usize, 1u32, 1.0f32, 0.0f32);
     fn arg<T>(v: &T) -> *mut std::ffi::c_void {
         v as *const T as *mut std::ffi::c_void
     }
-    let args = [arg(&a), arg(&len), arg(&x), arg(&len), arg(&m_n_lda), arg(&m_n_lda), arg(&m_n_lda), arg(&alpha), arg(&beta), arg(&y)];
+    let args = [
+        arg(&a),
+        arg(&len),
+        arg(&x),
+        arg(&len),
+        arg(&m_n_lda),
+        arg(&m_n_lda),
+        arg(&m_n_lda),
+        arg(&alpha),
+        arg(&beta),
+        arg(&y),
+    ];
     // SAFETY: sgemv_rows8's ten parameters in order, for a 1×1 problem on live buffers.
     let mut raw = |_| unsafe { gpu.stream().launch(&f, 1, 32, 0, &args) }.map_err(Error::cuda("cuLaunchKernel"));
     let (raw_ms, raw_host) = (median_ms(gpu, WARMUP, REPS, &mut raw)?, host_us(gpu, &mut raw)?);
@@ -170,7 +205,9 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         floor * 1e3, floor_host, raw_ms * 1e3, raw_host);
     println!("`% of copy`: of the 1 GiB copy above. `same-size copy`: a cold device-to-device copy moving as many");
     println!("bytes (read + write) as the sgemv, timed the same way, shown once per shape.\n");
-    println!("| m | n | kernel | hot µs | hot GB/s | cold µs | cold GB/s | cold % of copy | cold pipelined µs | host µs |");
+    println!(
+        "| m | n | kernel | hot µs | hot GB/s | cold µs | cold GB/s | cold % of copy | cold pipelined µs | host µs |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for &m in [16384usize, 1 << 20].iter() {
         for &n in [16usize, 32, 128].iter() {
@@ -182,10 +219,23 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
             let same_size = copy_ms(gpu, &a, &mut dst[0], bytes / 8)?;
             println!(
                 "| {} | {} | same-size copy ({} MB) | | | {:.1} | {:.0} | {:.1}% | | |",
-                m, n, bytes / 2 / 1000000, same_size * 1e3, gbps(bytes, same_size), 100.0 * gbps(bytes, same_size) / copy_bw
+                m,
+                n,
+                bytes / 2 / 1000000,
+                same_size * 1e3,
+                gbps(bytes, same_size),
+                100.0 * gbps(bytes, same_size) / copy_bw
             );
-            let shape = cudakernels::validate_sgemv(m, n, n, (a[0].as_device_ptr().as_raw(), m * n), (x[0].as_device_ptr().as_raw(), n), m)?;
-            let kernels = std::iter::once(SgemvKernel::Auto).chain(SgemvKernel::EXPLICIT.iter().copied().filter(|k| k.validate(&shape).is_ok()));
+            let shape = cudakernels::validate_sgemv(
+                m,
+                n,
+                n,
+                (a[0].as_device_ptr().as_raw(), m * n),
+                (x[0].as_device_ptr().as_raw(), n),
+                m,
+            )?;
+            let kernels = std::iter::once(SgemvKernel::Auto)
+                .chain(SgemvKernel::EXPLICIT.iter().copied().filter(|k| k.validate(&shape).is_ok()));
             for kernel in kernels {
                 let opts = SgemvOptions { kernel, ..SgemvOptions::default() };
                 let hot = median_ms(gpu, WARMUP, REPS, |_| gpu.sgemv(m, n, &a[0], &x[0], &mut y[0], opts))?;
@@ -199,7 +249,16 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 };
                 println!(
                     "| {} | {} | {} | {:.1} | {:.0} | {:.1} | {:.0} | {:.1}% | {:.1} | {:.1} |",
-                    m, n, name, hot * 1e3, gbps(bytes, hot), cold * 1e3, gbps(bytes, cold), 100.0 * gbps(bytes, cold) / copy_bw, piped * 1e3, host
+                    m,
+                    n,
+                    name,
+                    hot * 1e3,
+                    gbps(bytes, hot),
+                    cold * 1e3,
+                    gbps(bytes, cold),
+                    100.0 * gbps(bytes, cold) / copy_bw,
+                    piped * 1e3,
+                    host
                 );
             }
         }
@@ -221,7 +280,8 @@ fn auto_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let n = 1usize << log_n;
         let bufs = buffers(rotation(gpu, 4 * n).min(1024), n, |i| (i % 7) as f32 - 3.0)?;
         let mut out = buffers(1, 1, |_| 0.0f32)?;
-        let mut call = |i: usize| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out[0], ReduceStrategy::Auto).map(|_| ());
+        let mut call =
+            |i: usize| gpu.reduce_sum_into(&bufs[i % bufs.len()], &mut out[0], ReduceStrategy::Auto).map(|_| ());
         let cold = median(&mut call)?;
         let piped = pipelined_ms(gpu, &mut call)?;
         let hot = median(&mut |_| gpu.reduce_sum_into(&bufs[0], &mut out[0], ReduceStrategy::Auto).map(|_| ()))?;
@@ -231,7 +291,16 @@ fn auto_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let bw = gbps(4 * n, cold);
         println!(
             "| 2^{} | {:?} | {} | {} | {:.2} | {:.2} | {:.0} | {:.1}% | {:.2} | {:.2} |",
-            log_n, finish, block, grain, cold * 1e3, piped * 1e3, bw, 100.0 * bw / copy_bw, hot * 1e3, copy * 1e3
+            log_n,
+            finish,
+            block,
+            grain,
+            cold * 1e3,
+            piped * 1e3,
+            bw,
+            100.0 * bw / copy_bw,
+            hot * 1e3,
+            copy * 1e3
         );
     }
     println!();
@@ -251,7 +320,11 @@ const SECTIONS: [(&str, Section); 5] = [
 fn main() {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     if let Some(bad) = wanted.iter().find(|w| !SECTIONS.iter().any(|(name, _)| name == w)) {
-        eprintln!("error: unknown section {:?}; sections are {:?}", bad, SECTIONS.iter().map(|s| s.0).collect::<Vec<_>>());
+        eprintln!(
+            "error: unknown section {:?}; sections are {:?}",
+            bad,
+            SECTIONS.iter().map(|s| s.0).collect::<Vec<_>>()
+        );
         std::process::exit(2);
     }
     let gpu = match open() {

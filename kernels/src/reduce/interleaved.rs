@@ -2,9 +2,9 @@
 //! Each thread loads one element; grid = ceil(n / B). Limits: half the threads idle from the
 //! first step; step 1 diverges inside warps (and pays for `%`), step 2 has bank conflicts.
 use super::tree_scratch;
+use crate::block::sync_threads;
 use crate::ops::ReduceOp;
 use cuda_std::thread::{block_idx_x, thread_idx_x};
-use crate::block::sync_threads;
 
 /// Loads `input[block * B + tid]` (identity past the end) into shared memory.
 #[inline(always)]

@@ -2,9 +2,9 @@
 //! busier threads). The grain (elements per thread) sets the grid: ceil(n / (B * grain)).
 use super::tree_scratch;
 use super::unrolled::tree_unrolled;
+use crate::block::sync_threads;
 use crate::ops::ReduceOp;
 use cuda_std::thread::{block_idx_x, grid_dim_x, thread_idx_x};
-use crate::block::sync_threads;
 
 #[inline(always)]
 unsafe fn store_and_tree<O: ReduceOp, const B: u32>(v: O::Acc) -> O::Acc {

@@ -1,9 +1,9 @@
 //! Steps 3–4: sequential addressing, then the first add during the global load.
 use super::interleaved::load_one;
 use super::tree_scratch;
+use crate::block::sync_threads;
 use crate::ops::ReduceOp;
 use cuda_std::thread::{block_idx_x, thread_idx_x};
-use crate::block::sync_threads;
 
 /// Tree over `sdata[0..B]` with stride halving from B/2 while `s > stop`: active threads are
 /// contiguous and accesses conflict-free. Leaves the partial results in `sdata[0..2*stop]`.

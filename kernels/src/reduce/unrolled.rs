@@ -1,10 +1,10 @@
 //! Steps 5–6: unrolling. Both load two elements per thread (grid = ceil(n / 2B)).
 use super::sequential::{load_two, tree_sequential};
+use crate::block::sync_threads;
 use crate::ops::ReduceOp;
 use crate::warp;
 use core::ptr::{read_volatile, write_volatile};
-use cuda_std::thread::{thread_idx_x};
-use crate::block::sync_threads;
+use cuda_std::thread::thread_idx_x;
 
 /// The last 64 → 1 steps by warp 0 alone, without block barriers. Harris's original relies on
 /// implicit warp-synchronous execution, which Volta and later do not guarantee: each step reads,

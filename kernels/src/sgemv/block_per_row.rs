@@ -6,7 +6,14 @@ use crate::ops::Sum;
 use cuda_std::thread::{block_dim_x, block_idx_x, thread_idx_x};
 
 pub unsafe fn block_per_row(
-    a: *const f32, x: *const f32, _m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32,
+    a: *const f32,
+    x: *const f32,
+    _m: usize,
+    n: usize,
+    lda: usize,
+    alpha: f32,
+    beta: f32,
+    y: *mut f32,
 ) {
     let row = block_idx_x() as usize;
     let arow = a.add(row * lda);

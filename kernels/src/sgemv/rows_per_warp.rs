@@ -10,7 +10,14 @@ const K: usize = SGEMV_ROW_UNROLL as usize;
 /// Thread mapping: lane `l` takes column `l % W` of row `l / W` of each warp step; a tile is
 /// `K` steps of R rows, all loads issued before the reductions.
 pub unsafe fn rows<const R: u32, const W: u32>(
-    a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32,
+    a: *const f32,
+    x: *const f32,
+    m: usize,
+    n: usize,
+    lda: usize,
+    alpha: f32,
+    beta: f32,
+    y: *mut f32,
 ) {
     let lane = warp::lane();
     let (seg, col) = ((lane / W) as usize, (lane % W) as usize);

@@ -13,7 +13,16 @@ const K: usize = SGEMV_ROW_UNROLL as usize;
 
 /// Thread mapping: lane `l` takes columns `4 (l % L) .. 4 (l % L) + 4` of row `l / L` of each
 /// warp step; a tile is `K` steps, all loads issued before the segmented reductions.
-pub unsafe fn rows<const L: u32>(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
+pub unsafe fn rows<const L: u32>(
+    a: *const f32,
+    x: *const f32,
+    m: usize,
+    n: usize,
+    lda: usize,
+    alpha: f32,
+    beta: f32,
+    y: *mut f32,
+) {
     let rows_per_step = (WARP_SIZE / L) as usize;
     let lane = warp::lane();
     let (seg, col) = ((lane / L) as usize, 4 * (lane % L) as usize);

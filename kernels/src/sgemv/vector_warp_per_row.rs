@@ -9,7 +9,16 @@ use crate::warp;
 
 /// Thread mapping: a warp per row, tiles of `SGEMV_ROW_UNROLL` rows; lane `l` reads float4s
 /// `l, l + 32, …` of the row.
-pub unsafe fn general(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
+pub unsafe fn general(
+    a: *const f32,
+    x: *const f32,
+    m: usize,
+    n: usize,
+    lda: usize,
+    alpha: f32,
+    beta: f32,
+    y: *mut f32,
+) {
     let lane = warp::lane() as usize;
     let n4 = n / 4;
     let rows = SGEMV_ROW_UNROLL as usize;

@@ -29,7 +29,16 @@ pub unsafe fn n32(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, 
 
 /// Any n: lanes stride over the row's columns by 32, then a shuffle reduction.
 /// Thread mapping: a warp per row, tiles of `K` rows.
-pub unsafe fn general(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
+pub unsafe fn general(
+    a: *const f32,
+    x: *const f32,
+    m: usize,
+    n: usize,
+    lda: usize,
+    alpha: f32,
+    beta: f32,
+    y: *mut f32,
+) {
     let lane = warp::lane() as usize;
     for_each_tile(m, K, |first| {
         for row in first..core::cmp::min(first + K, m) {
