@@ -256,7 +256,7 @@ fn sgemv_dispatch() {
 
 #[test]
 fn sgemv_launch_covers_every_row() {
-    for &resident in [1u32, cudakernels::gpu::resident_blocks(SGEMV_BLOCK, 132, 2048)].iter() {
+    for &resident in [1u32, cudakernels::launch::resident_blocks(SGEMV_BLOCK, 132, 2048)].iter() {
         for &m in [1usize, 3, 7, 8, 9, 255, 16384, 16387, 1 << 20].iter() {
             for k in SgemvKernel::EXPLICIT.iter() {
                 let (_, block, grid) = k.launch_config(m, resident);

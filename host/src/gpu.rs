@@ -1,5 +1,6 @@
 //! The device handle: context, module (the PTX, loaded once), stream and scratch space.
 use crate::error::{alloc, alloc_zeroed, Check, Error, Result};
+use crate::ladder::ladder_names;
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
 use cust::function::{BlockSize, Function, GridSize};
@@ -27,7 +28,7 @@ pub struct Gpu {
     /// Kernel handles by name, looked up once. Declared before `module` so they drop first;
     /// the `'static` stands for "as long as `module`" (see `launch`).
     functions: RefCell<HashMap<String, Function<'static>>>,
-    /// `reduce::ladder_names()`, so that a ladder launch formats nothing.
+    /// `ladder::ladder_names()`, so that a ladder launch formats nothing.
     pub(crate) ladder_names: Vec<String>,
     pub(crate) module: Module,
     pub(crate) stream: Stream,
@@ -59,7 +60,7 @@ impl Gpu {
         let workspace = RefCell::new(Workspace { partials: alloc(1024)?, counter, flagged: alloc_zeroed(1024)? });
         Ok(Gpu {
             functions: RefCell::new(HashMap::new()),
-            ladder_names: crate::reduce::ladder_names(),
+            ladder_names: ladder_names(),
             module,
             stream,
             workspace,
@@ -189,40 +190,4 @@ impl<T: DeviceCopy> KernelArg for T {
 /// The device address and length of a slice: how a kernel's `&[T]` parameter is passed.
 pub(crate) fn raw<T: DeviceCopy>(s: &DeviceSlice<T>) -> (u64, usize) {
     (s.as_device_ptr().as_raw(), s.len())
-}
-
-/// Blocks of `block` threads for a vectorized reduction over `bytes`: `vectors_per_thread`
-/// 16-byte loads per thread for small inputs, at most the blocks the device keeps resident
-/// for large ones (threads then stride over the rest).
-pub fn vectorized_grid(
-    bytes: usize,
-    block: u32,
-    vectors_per_thread: u32,
-    sm_count: u32,
-    max_threads_per_sm: u32,
-) -> u32 {
-    let resident = resident_blocks(block, sm_count, max_threads_per_sm) as usize;
-    let per_block = block as usize * vectors_per_thread.max(1) as usize * kernels::config::VECTOR_BYTES;
-    ((bytes + per_block - 1) / per_block).clamp(1, resident) as u32
-}
-
-/// Blocks of `block` threads the device keeps resident at once (at least one per SM).
-pub fn resident_blocks(block: u32, sm_count: u32, max_threads_per_sm: u32) -> u32 {
-    sm_count * (max_threads_per_sm / block).max(1)
-}
-
-/// The fast path's (threads per block, vectors per thread) for `bytes` of input.
-pub fn fast_launch(bytes: usize) -> (u32, u32) {
-    let rows = kernels::config::FAST_LAUNCH;
-    let &(_, block, grain) = rows.iter().find(|&&(max, _, _)| bytes <= max).unwrap_or(&rows[rows.len() - 1]);
-    (block, grain)
-}
-
-/// Fails with `TooLarge` past the 32-bit element counts the kernels index with.
-pub(crate) fn check_len(what: &'static str, len: usize) -> Result<()> {
-    let max = u32::MAX as usize;
-    if len > max {
-        return Err(Error::TooLarge { what, len, max });
-    }
-    Ok(())
 }

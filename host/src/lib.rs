@@ -4,6 +4,8 @@
 //! [`Result`] with the one [`Error`] enum.
 pub mod error;
 pub mod gpu;
+pub mod ladder;
+pub mod launch;
 pub mod reduce;
 pub mod sgemv;
 pub mod typed;
@@ -12,6 +14,6 @@ pub use cust;
 pub use error::{Error, Result};
 pub use gpu::Gpu;
 pub use kernels::config;
-pub use reduce::{ladder_entry_point, Finish, LadderKernel, ReduceStrategy, SumElement};
+pub use ladder::{ladder_entry_point, Finish, LadderKernel, ReduceStrategy, SumElement};
 pub use sgemv::{validate_sgemv, SgemvKernel, SgemvOptions, SgemvShape};
 pub use typed::{typed_entry_point, TypedElement, TypedOp};

@@ -1,6 +1,7 @@
 //! sgemv: `y = alpha * A x + beta * y`, A row-major m×n with leading dimension `lda`.
 use crate::error::{Error, Result};
-use crate::gpu::{check_len, resident_blocks, Gpu};
+use crate::gpu::Gpu;
+use crate::launch::{check_len, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
     SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, VECTOR_BYTES, WARP_SIZE,

@@ -7,7 +7,8 @@
 //!   below +0.0; ±inf are ordinary values.
 //! - Every call is one deterministic launch (16-byte vector loads, last-block finish).
 use crate::error::{alloc, Error, Result};
-use crate::gpu::{check_len, fast_launch, raw, vectorized_grid, Gpu};
+use crate::gpu::{raw, Gpu};
+use crate::launch::{check_len, fast_launch, vectorized_grid};
 use cust::memory::{DeviceCopy, DeviceSlice};
 
 /// An element type of the typed reductions.

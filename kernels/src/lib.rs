@@ -1,7 +1,8 @@
 //! The GPU side of the library: `no_std` kernels that `build.rs` compiles to PTX with
 //! rustc_codegen_nvvm, and the constants the host shares with them ([`config`]).
 //!
-//! Layering follows CUB: per-thread loads and folds ([`thread`]), warp shuffles ([`warp`]),
+//! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]), per-thread
+//! loads and folds ([`thread`]), warp reductions ([`warp`]),
 //! block reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`sgemv`]).
 #![cfg_attr(
     target_os = "cuda",
@@ -22,6 +23,8 @@ pub mod ops;
 pub mod reduce;
 #[cfg(target_os = "cuda")]
 pub mod sgemv;
+#[cfg(target_os = "cuda")]
+pub mod shuffle;
 #[cfg(target_os = "cuda")]
 pub mod thread;
 #[cfg(target_os = "cuda")]

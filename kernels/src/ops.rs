@@ -3,7 +3,7 @@
 //! Float min/max propagate NaN (as `torch.aminmax` does) and order -0.0 below +0.0
 //! (IEEE 754-2019 `minimum`/`maximum`); f32 uses the hardware `min.NaN.f32`/`max.NaN.f32`.
 use crate::config::MinMax as Pair;
-use crate::warp::Shuffle;
+use crate::shuffle::Shuffle;
 use core::marker::PhantomData;
 
 /// An associative reduction: identity and combine on the accumulator type.
