@@ -1,13 +1,61 @@
-//! Compiles the `kernels` crate to PTX with rustc_codegen_nvvm and places it in OUT_DIR.
-use cuda_builder::{CudaBuilder, NvvmArch};
-use std::path::PathBuf;
-
+//! With the `from-source` feature: compiles the `kernels` crate to PTX with rustc_codegen_nvvm,
+//! then the PTX to SASS cubins with `ptxas`, all into OUT_DIR, where `src/images.rs` embeds them.
+//! Without it (the default) there is nothing to build: the crate embeds the committed images in
+//! `kernels/images/`, so it builds on any stable toolchain.
 fn main() {
-    println!("cargo:rerun-if-changed=kernels/src");
-    println!("cargo:rerun-if-changed=kernels/Cargo.toml");
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("kernels.ptx");
-    // Compute80 is the newest arch nvvm 0.1.1 knows; the driver JIT-compiles it for Hopper.
-    if let Err(e) = CudaBuilder::new("kernels").arch(NvvmArch::Compute80).copy_to(&out).build() {
-        panic!("building the kernels to PTX failed: {:?}", e);
+    println!("cargo:rerun-if-changed=build.rs");
+    #[cfg(feature = "from-source")]
+    from_source::build();
+}
+
+#[cfg(feature = "from-source")]
+mod from_source {
+    use cuda_builder::{CudaBuilder, NvvmArch};
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    /// The SASS targets, as in `src/images.rs` (compiled from the one compute_80 PTX).
+    const CUBIN_ARCHES: [u32; 4] = [80, 86, 89, 90];
+
+    pub fn build() {
+        println!("cargo:rerun-if-changed=kernels/src");
+        println!("cargo:rerun-if-changed=kernels/Cargo.toml");
+        println!("cargo:rerun-if-env-changed=CUDA_PATH");
+        let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+        let ptx = out.join("kernels.ptx");
+        // Compute80 is the newest arch nvvm 0.1.1 knows; ptxas and the driver take it further.
+        if let Err(e) = CudaBuilder::new("kernels").arch(NvvmArch::Compute80).copy_to(&ptx).build() {
+            panic!("building the kernels to PTX failed: {:?}", e);
+        }
+        let ptxas = ptxas();
+        let jobs: Vec<_> = CUBIN_ARCHES
+            .iter()
+            .map(|&sm| {
+                let (ptxas, ptx, cubin) = (ptxas.clone(), ptx.clone(), out.join(format!("kernels.sm_{}.cubin", sm)));
+                std::thread::spawn(move || assemble(&ptxas, &ptx, sm, &cubin))
+            })
+            .collect();
+        for job in jobs {
+            job.join().expect("a ptxas thread panicked");
+        }
+    }
+
+    /// `$CUDA_PATH/bin/ptxas` (setup puts the CUDA 11.8 wheel's there), else `ptxas` on PATH.
+    fn ptxas() -> PathBuf {
+        std::env::var_os("CUDA_PATH")
+            .map(|root| Path::new(&root).join("bin").join("ptxas"))
+            .filter(|p| p.is_file())
+            .unwrap_or_else(|| PathBuf::from("ptxas"))
+    }
+
+    fn assemble(ptxas: &Path, ptx: &Path, sm: u32, cubin: &Path) {
+        let status = Command::new(ptxas)
+            .arg(format!("-arch=sm_{}", sm))
+            .arg(ptx)
+            .arg("-o")
+            .arg(cubin)
+            .status()
+            .unwrap_or_else(|e| panic!("could not run {}: {}", ptxas.display(), e));
+        assert!(status.success(), "{} -arch=sm_{} failed ({})", ptxas.display(), sm, status);
     }
 }

@@ -8,12 +8,20 @@
 //! ```
 pub use host::*;
 
+mod images;
 pub mod timing;
 
-/// The kernels, compiled to PTX by `build.rs` (compute_80; the driver JIT-compiles it).
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+#[cfg(feature = "from-source")]
+pub use images::COMMITTED_IMAGES;
+pub use images::{IMAGES, PTX};
 
-/// Opens device 0 with the library's kernels loaded; `Error::NoDevice` where there is none.
+/// Opens device 0 with the library's kernels loaded: the SASS cubin for its architecture where
+/// there is one, else the PTX. `Error::NoDevice` where there is no device.
 pub fn open() -> Result<Gpu> {
-    Gpu::new(PTX, 0)
+    open_with(0, ImageChoice::Auto)
+}
+
+/// Opens device `ordinal`, loading the image `choice` picks.
+pub fn open_with(ordinal: u32, choice: ImageChoice) -> Result<Gpu> {
+    Gpu::new(&IMAGES, ordinal, choice)
 }

@@ -22,6 +22,8 @@ pub enum Error {
     Misaligned { what: &'static str, required: usize, address: u64 },
     /// The chosen kernel or option does not support this input.
     Unsupported { what: String },
+    /// The device is older than the kernels' PTX target; `(major, minor)` compute capabilities.
+    UnsupportedDevice { compute_capability: (u32, u32), minimum: (u32, u32) },
     /// A length is beyond what the kernels index (32-bit counts).
     TooLarge { what: &'static str, len: usize, max: usize },
 }
@@ -41,6 +43,9 @@ impl fmt::Display for Error {
                 write!(f, "{} at {:#x} is not {}-byte aligned", what, address, required)
             }
             Error::Unsupported { what } => write!(f, "unsupported: {}", what),
+            Error::UnsupportedDevice { compute_capability: (a, b), minimum: (c, d) } => {
+                write!(f, "compute capability {}.{} is below the kernels' minimum {}.{}", a, b, c, d)
+            }
             Error::TooLarge { what, len, max } => write!(f, "{} = {} exceeds the maximum {}", what, len, max),
         }
     }

@@ -1,5 +1,6 @@
-//! The device handle: context, module (the PTX, loaded once), stream and scratch space.
+//! The device handle: context, module (the kernel image, loaded once), stream and scratch space.
 use crate::error::{alloc, alloc_zeroed, Check, Error, Result};
+use crate::image::{ImageChoice, KernelImages, LoadedImage, MIN_COMPUTE_CAPABILITY};
 use crate::ladder::ladder_names;
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
@@ -37,12 +38,16 @@ pub struct Gpu {
     sm_count: u32,
     max_threads_per_sm: u32,
     l2_bytes: usize,
+    compute_capability: (u32, u32),
+    image: LoadedImage,
     context: Context,
 }
 
 impl Gpu {
-    /// Opens device `ordinal` and loads `ptx`. `Error::NoDevice` where there is no device.
-    pub fn new(ptx: &str, ordinal: u32) -> Result<Gpu> {
+    /// Opens device `ordinal` and loads the image of `images` that `choice` picks for it
+    /// ([`KernelImages::pick`]). `Error::NoDevice` where there is no device,
+    /// `Error::UnsupportedDevice` below compute capability 8.0.
+    pub fn new(images: &KernelImages, ordinal: u32, choice: ImageChoice) -> Result<Gpu> {
         cust::init(cust::CudaFlags::empty()).check("cuInit")?;
         if Device::num_devices().check("cuDeviceGetCount")? <= ordinal {
             return Err(Error::NoDevice);
@@ -50,9 +55,21 @@ impl Gpu {
         let device = Device::get_device(ordinal).check("cuDeviceGet")?;
         let context = Context::new(device).check("cuDevicePrimaryCtxRetain")?;
         CurrentContext::set_current(&context).check("cuCtxSetCurrent")?;
-        let module = Module::from_ptx(ptx, &[]).check("cuModuleLoadData")?;
-        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).check("cuStreamCreate")?;
         let attr = |a| device.get_attribute(a).check("cuDeviceGetAttribute");
+        let (major, minor) = (
+            attr(DeviceAttribute::ComputeCapabilityMajor)? as u32,
+            attr(DeviceAttribute::ComputeCapabilityMinor)? as u32,
+        );
+        let image = images
+            .pick(choice, major, minor)
+            .ok_or(Error::UnsupportedDevice { compute_capability: (major, minor), minimum: MIN_COMPUTE_CAPABILITY })?;
+        let module = match image {
+            LoadedImage::Cubin { sm } => {
+                Module::from_cubin(images.cubin(sm).expect("a picked cubin"), &[]).check("cuModuleLoadData")?
+            }
+            LoadedImage::Ptx => Module::from_ptx(images.ptx, &[]).check("cuModuleLoadData")?,
+        };
+        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).check("cuStreamCreate")?;
         let sm_count = attr(DeviceAttribute::MultiprocessorCount)? as u32;
         let max_threads_per_sm = attr(DeviceAttribute::MaxThreadsPerMultiprocessor)? as u32;
         let l2_bytes = attr(DeviceAttribute::L2CacheSize)? as usize;
@@ -68,6 +85,8 @@ impl Gpu {
             sm_count,
             max_threads_per_sm,
             l2_bytes,
+            compute_capability: (major, minor),
+            image,
             context,
         })
     }
@@ -83,6 +102,14 @@ impl Gpu {
     }
     pub fn l2_bytes(&self) -> usize {
         self.l2_bytes
+    }
+    /// (major, minor).
+    pub fn compute_capability(&self) -> (u32, u32) {
+        self.compute_capability
+    }
+    /// The kernel image this handle loaded.
+    pub fn image(&self) -> LoadedImage {
+        self.image
     }
     pub fn stream(&self) -> &Stream {
         &self.stream

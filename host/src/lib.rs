@@ -4,6 +4,7 @@
 //! [`Result`] with the one [`Error`] enum.
 pub mod error;
 pub mod gpu;
+pub mod image;
 pub mod ladder;
 pub mod launch;
 pub mod reduce;
@@ -13,6 +14,7 @@ pub mod typed;
 pub use cust;
 pub use error::{Error, Result};
 pub use gpu::Gpu;
+pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
 pub use ladder::{ladder_entry_point, Finish, LadderKernel, ReduceStrategy, SumElement};
 pub use sgemv::{validate_sgemv, SgemvKernel, SgemvOptions, SgemvShape};

@@ -1,6 +1,10 @@
 //! Tuning constants and launch conventions shared by kernels and host. The host reads them
 //! from here; nothing in this file is repeated on the host side.
 
+/// Architectures (10 · major + minor) the PTX is assembled to SASS cubins for, by `build.rs`
+/// with `from-source`; committed in `kernels/images/`. Other devices JIT-compile the PTX.
+pub const SASS_ARCHES: [u32; 4] = [80, 86, 89, 90];
+
 /// Threads in a warp.
 pub const WARP_SIZE: u32 = 32;
 /// Largest block any kernel is launched with; static shared arrays are sized for it.

@@ -1,13 +1,18 @@
 //! Shared test helpers: GPU detection with an honest skip, fresh random inputs, transfers.
 #![allow(dead_code)]
 use cudakernels::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
-use cudakernels::Gpu;
+use cudakernels::{Gpu, ImageChoice};
 use std::io::Write;
 
 /// The GPU, or `None` after printing a skip line (printed past the test harness's capture).
 /// With `REQUIRE_GPU=1` a missing GPU fails the test instead.
 pub fn gpu(test: &str) -> Option<Gpu> {
-    match cudakernels::open() {
+    gpu_with(test, ImageChoice::Auto)
+}
+
+/// [`gpu`], loading the kernel image `choice` picks.
+pub fn gpu_with(test: &str, choice: ImageChoice) -> Option<Gpu> {
+    match cudakernels::open_with(0, choice) {
         Ok(gpu) => Some(gpu),
         Err(e) => {
             if std::env::var("REQUIRE_GPU").map(|v| v == "1").unwrap_or(false) {
