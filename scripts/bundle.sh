@@ -50,12 +50,16 @@ for line in sys.stdin:
 PY
 )
 
-echo "== cargo test --release --workspace --no-run"
-cargo test --release --workspace --no-run --message-format=json | python3 -c "$PICK_TESTS" "$OUTDIR/tests"
+echo "== cargo test --release --workspace --features cudakernels/from-source --no-run"
+cargo test --release --workspace --features cudakernels/from-source --no-run --message-format=json | python3 -c "$PICK_TESTS" "$OUTDIR/tests"
 
 echo "== cargo build --release --bins"
-cargo build --release --bins
-cp "$TARGET_DIR/release/cudakernels" "$TARGET_DIR/release/bench" "$OUTDIR/bin/"
+cargo build --release --features cudakernels/from-source --bins
+cp "$TARGET_DIR/release/cudakernels" "$TARGET_DIR/release/bench" "$TARGET_DIR/release/open_time" "$OUTDIR/bin/"
+
+echo "== the stable consumer (examples/consumer), on the committed images"
+bash scripts/consumer.sh build
+cp "$TARGET_DIR/consumer/release/consumer" "$OUTDIR/bin/"
 
 cp scripts/torch_peers.py "$OUTDIR/"
 cp scripts/gpu_runner.sh "$OUTDIR/run.sh"

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # GPU-side runner for the bundle made by scripts/bundle.sh (copied there as run.sh).
-# Needs no Rust toolchain. Usage:  REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|bench|all]   (default: all)
+# Needs no Rust toolchain. Usage:  REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|consumer|open|bench|all]
+# (default: all)
 #   tests     every binary in tests/ with --test-threads=4; sums libtest "X passed; Y failed"
 #   sanitizer compute-sanitizer memcheck over bin/cudakernels and chosen GPU tests
 #   main      bin/cudakernels
+#   consumer  bin/consumer: the stable-toolchain application on the prebuilt kernels
+#   open      bin/open_time in new processes: PTX (JIT) against the cubin, JIT cache off, then warm
 #   bench     bin/bench, then python3 torch_peers.py
-#   all       tests, sanitizer, main, bench
+#   all       tests, sanitizer, main, consumer, open, bench
 # Always runs every requested stage; exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
@@ -13,9 +16,9 @@ export REQUIRE_GPU="${REQUIRE_GPU:-}"
 
 MODE="${1:-all}"
 case "$MODE" in
-    all) STAGES="tests sanitizer main bench" ;;
-    tests|sanitizer|main|bench) STAGES="$MODE" ;;
-    *) echo "usage: $0 [tests|sanitizer|main|bench|all]" >&2; exit 2 ;;
+    all) STAGES="tests sanitizer main consumer open bench" ;;
+    tests|sanitizer|main|consumer|open|bench) STAGES="$MODE" ;;
+    *) echo "usage: $0 [tests|sanitizer|main|consumer|open|bench|all]" >&2; exit 2 ;;
 esac
 
 FAILED=0          # any failure anywhere -> non-zero exit
@@ -92,6 +95,26 @@ stage_sanitizer() {
 stage_main() {
     hdr "main: bin/cudakernels"
     if ./bin/cudakernels; then note "main" PASS; else note "main" "FAIL (exit $?)"; fi
+}
+
+stage_consumer() {
+    hdr "consumer: bin/consumer (stable toolchain, prebuilt kernels)"
+    if ./bin/consumer; then note "consumer" PASS; else note "consumer" "FAIL (exit $?)"; fi
+}
+
+stage_open() {
+    local choice i cache rc=0
+    hdr "open: new processes, CUDA_CACHE_DISABLE=1"
+    for choice in ptx auto; do
+        for i in 1 2 3; do CUDA_CACHE_DISABLE=1 ./bin/open_time "$choice" || rc=1; done
+    done
+    hdr "open: new processes, warm JIT cache (the first run of each fills it)"
+    cache=$(mktemp -d)
+    for choice in ptx auto; do
+        for i in 1 2 3 4; do CUDA_CACHE_PATH=$cache ./bin/open_time "$choice" || rc=1; done
+    done
+    rm -rf "$cache"
+    if [ "$rc" -eq 0 ]; then note "open" PASS; else note "open" "FAIL"; fi
 }
 
 stage_bench() {

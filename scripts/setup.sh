@@ -76,7 +76,7 @@ build_llvm_from_source() {
         && ninja install)
 }
 
-# 3. CUDA 11.x libnvvm, libdevice and cuda.h: an installed 11.x toolkit, else PyPI wheels.
+# 3. CUDA 11.x libnvvm, libdevice, ptxas and cuda.h: an installed 11.x toolkit, else PyPI wheels.
 cuda_is_11() { [ -f "$1/include/cuda.h" ] && [ -f "$1/nvvm/lib64/libnvvm.so" ] && grep -q 'define CUDA_VERSION 11' "$1/include/cuda.h"; }
 setup_cuda() {
     local c
@@ -84,7 +84,7 @@ setup_cuda() {
         if [ -n "$c" ] && cuda_is_11 "$c"; then CUDA_ROOT=$c; say "using CUDA 11 toolkit at $c"; return; fi
     done
     CUDA_ROOT=$DEPS/cuda
-    [ -f "$CUDA_ROOT/.complete" ] && return
+    if [ -f "$CUDA_ROOT/.complete" ]; then chmod +x "$CUDA_ROOT/bin/ptxas"; return; fi
     say "assembling CUDA $CUDA_WHEEL_VERSION libnvvm/libdevice/headers from PyPI into $CUDA_ROOT"
     rm -rf "$CUDA_ROOT" "$DEPS/wheels"
     python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
@@ -102,7 +102,7 @@ PY
     cp "$n"/cuda_nvcc/nvvm/lib64/libnvvm.so* "$CUDA_ROOT/nvvm/lib64/"
     ln -sf libnvvm.so "$CUDA_ROOT/nvvm/lib64/libnvvm.so.4"
     cp "$n"/cuda_nvcc/nvvm/libdevice/libdevice.10.bc "$CUDA_ROOT/nvvm/libdevice/"
-    cp "$n"/cuda_nvcc/bin/ptxas "$CUDA_ROOT/bin/" 2>/dev/null || true
+    install -m 755 "$n"/cuda_nvcc/bin/ptxas "$CUDA_ROOT/bin/ptxas"   # assembles the committed cubins
     rm -rf "$DEPS/wheels"
     touch "$CUDA_ROOT/.complete"
 }

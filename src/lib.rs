@@ -9,6 +9,11 @@
 pub use host::*;
 
 mod images;
+
+/// The README's Rust examples, compiled as doc-tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
 pub mod timing;
 
 #[cfg(feature = "from-source")]

@@ -61,7 +61,8 @@ fn run(gpu: &Gpu) -> Result<bool, Error> {
             let row = &a_host[r * ncols..(r + 1) * ncols];
             let want: f64 = row.iter().zip(&x_host).map(|(&a, &b)| a as f64 * b as f64).sum();
             let abs: f64 = row.iter().zip(&x_host).map(|(&a, &b)| (a as f64 * b as f64).abs()).sum();
-            if !((y_host[r] as f64 - want).abs() <= 2.0 * ncols as f64 * f32::EPSILON as f64 * abs + 1e-6) {
+            let within = (y_host[r] as f64 - want).abs() <= 2.0 * ncols as f64 * f32::EPSILON as f64 * abs + 1e-6;
+            if !within {
                 pass = false;
             }
         }

@@ -23,7 +23,7 @@ struct Case<'a> {
 
 /// Checks `got` against the f64 reference with a bound from the dot products' nesting depth.
 fn check(case: &Case, got: &[f32], what: &str) {
-    for r in 0..case.m {
+    for (r, &g) in got.iter().enumerate().take(case.m) {
         let row = &case.a[r * case.lda..r * case.lda + case.n];
         let dot: f64 = row.iter().zip(case.x).map(|(&a, &x)| a as f64 * x as f64).sum();
         let abs: f64 = row.iter().zip(case.x).map(|(&a, &x)| (a as f64 * x as f64).abs()).sum();
@@ -32,14 +32,14 @@ fn check(case: &Case, got: &[f32], what: &str) {
         let depth = (case.n + 31) / 32 + 16;
         let tol = 2.0 * depth as f64 * U32 * (case.alpha.abs() as f64 * abs + beta_y.abs()) + 1e-30;
         assert!(
-            (got[r] as f64 - want).abs() <= tol,
+            (g as f64 - want).abs() <= tol,
             "{} m {} n {} lda {} row {}: got {} want {} tol {}",
             what,
             case.m,
             case.n,
             case.lda,
             r,
-            got[r],
+            g,
             want,
             tol
         );

@@ -11,9 +11,6 @@ trait Reference: TypedElement + PartialOrd {
     fn random(rng: &mut Rng) -> Self;
     /// Values that must appear: MIN and MAX (and for floats the special values).
     fn extremes() -> Vec<Self>;
-    fn is_nan(self) -> bool {
-        false
-    }
     fn same(self, other: Self) -> bool;
     fn ref_min(a: Self, b: Self) -> Self;
     fn ref_max(a: Self, b: Self) -> Self;
@@ -41,7 +38,6 @@ macro_rules! float_reference {
         impl Reference for $t {
             fn random(rng: &mut Rng) -> Self { rng.range(-1000.0, 1000.0) as $t }
             fn extremes() -> Vec<Self> { vec![<$t>::MIN, <$t>::MAX, -0.0, 0.0] }
-            fn is_nan(self) -> bool { <$t>::is_nan(self) }
             /// Bit-equal, except any NaN matches any NaN.
             fn same(self, other: Self) -> bool { (self.is_nan() && other.is_nan()) || self.to_bits() == other.to_bits() }
             /// IEEE 754-2019 minimum: NaN propagates, -0.0 < +0.0.

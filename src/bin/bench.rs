@@ -6,7 +6,8 @@
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{
-    open, Error, Finish, Gpu, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
+    open_with, Error, Finish, Gpu, ImageChoice, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions,
+    TypedElement, TypedOp,
 };
 
 const REPS: usize = 30;
@@ -47,7 +48,7 @@ fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let n = 1usize << log_n;
         let bufs = buffers(rotation(gpu, 4 * n), n, |i| (i % 7) as f32 - 3.0)?;
         let mut out = DeviceBuffer::<f32>::zeroed(1).map_err(Error::cuda("cuMemAlloc"))?;
-        println!("### f32 sum, n = 2^{} ({} MiB, cold: {} buffers rotated)\n", log_n, 4 * n >> 20, bufs.len());
+        println!("### f32 sum, n = 2^{} ({} MiB, cold: {} buffers rotated)\n", log_n, (4 * n) >> 20, bufs.len());
         println!("| kernel | finish | block | grain | median µs | GB/s | % of copy | step speedup | cumulative |");
         println!("|---|---|---|---|---|---|---|---|---|");
         let mut rows: Vec<(String, ReduceStrategy)> = LadderKernel::ALL
@@ -316,9 +317,12 @@ const SECTIONS: [(&str, Section); 5] = [
     ("sgemv", sgemv_table),
 ];
 
-/// `bench [SECTION...]`: the named sections (all by default) after the copy reference.
+/// `bench [--ptx] [SECTION...]`: the named sections (all by default) after the copy reference;
+/// `--ptx` loads the PTX (compiled by the driver) instead of the device's cubin.
 fn main() {
-    let wanted: Vec<String> = std::env::args().skip(1).collect();
+    let mut wanted: Vec<String> = std::env::args().skip(1).collect();
+    let ptx = wanted.iter().any(|w| w == "--ptx");
+    wanted.retain(|w| w != "--ptx");
     if let Some(bad) = wanted.iter().find(|w| !SECTIONS.iter().any(|(name, _)| name == w)) {
         eprintln!(
             "error: unknown section {:?}; sections are {:?}",
@@ -327,14 +331,20 @@ fn main() {
         );
         std::process::exit(2);
     }
-    let gpu = match open() {
+    let gpu = match open_with(0, if ptx { ImageChoice::Ptx } else { ImageChoice::Auto }) {
         Ok(g) => g,
         Err(e) => {
             eprintln!("error: the benchmark needs a CUDA device: {}", e);
             std::process::exit(1);
         }
     };
-    println!("## Benchmark on {} ({} SMs, L2 {} MiB)", gpu.name(), gpu.sm_count(), gpu.l2_bytes() >> 20);
+    println!(
+        "## Benchmark on {} ({} SMs, L2 {} MiB), kernels: {:?}",
+        gpu.name(),
+        gpu.sm_count(),
+        gpu.l2_bytes() >> 20,
+        gpu.image()
+    );
     let result = copy_bandwidth(&gpu).and_then(|bw| {
         SECTIONS
             .iter()

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# House habits, on the stable toolchain (the pinned nightly has no rustfmt or clippy of today):
+# formatting, clippy with warnings as errors on every crate that builds for the host, and docs
+# without warnings. Each failure ends with one line naming the command that fixes or shows it.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+fail() { printf '\nlint: FAILED: %s\n' "$*" >&2; exit 1; }
+consumer=examples/consumer/Cargo.toml
+
+echo "== cargo +stable fmt --check"
+cargo +stable fmt --all -- --check && cargo +stable fmt --manifest-path "$consumer" -- --check \
+    || fail "formatting differs from rustfmt.toml: run \`cargo +stable fmt --all && cargo +stable fmt --manifest-path $consumer\`"
+
+echo "== cargo +stable clippy -D warnings"
+cargo +stable clippy --quiet --workspace --all-targets -- -D warnings \
+    || fail "clippy found warnings: run \`cargo +stable clippy --workspace --all-targets -- -D warnings\` and fix them"
+
+echo "== cargo +stable doc (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo +stable doc --quiet --no-deps -p host -p cudakernels \
+    || fail "rustdoc found warnings: run \`RUSTDOCFLAGS='-D warnings' cargo +stable doc --no-deps -p host -p cudakernels\`"
+echo "lint: ok"
