@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build a self-contained GPU test/bench bundle (no Rust toolchain needed to run it).
 # Usage (from the repo root, after scripts/setup.sh):  bash scripts/bundle.sh [OUTDIR]   (default: bundle)
-# Result: OUTDIR/{tests/*, bin/cudakernels, bin/bench, torch_peers.py, run.sh}
+# Result: OUTDIR/{tests/*, bin/{cudakernels,bench,open_time,consumer}, torch_peers.py, run.sh}, and the
+# same as OUTDIR.tar.xz to carry (unpack with `mkdir b && tar -C b -xJf OUTDIR.tar.xz`).
 # On the GPU machine:  cd OUTDIR && REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|bench|all]
 set -euo pipefail
 
@@ -71,6 +72,9 @@ else
     echo "warning: strip not found, binaries left unstripped" >&2
 fi
 
+# Every binary embeds the kernel images (~8 MiB); they compress about 15 times.
+tar -C "$OUTDIR" -cf - . | xz -T0 -6 >"$OUTDIR.tar.xz"
+
 echo "== bundle ready:"
 ls -l "$OUTDIR" "$OUTDIR/bin" "$OUTDIR/tests"
-du -sh "$OUTDIR"
+du -sh "$OUTDIR" "$OUTDIR.tar.xz"

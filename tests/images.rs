@@ -3,24 +3,17 @@
 mod common;
 
 use cudakernels::config::SASS_ARCHES;
-use cudakernels::{ImageChoice, LoadedImage, IMAGES};
-
-/// The architecture an NVIDIA cubin was assembled for: the low byte of its ELF `e_flags`.
-fn cubin_arch(image: &[u8]) -> u32 {
-    assert_eq!(&image[..4], b"\x7fELF", "not an ELF image");
-    assert_eq!(image[4], 2, "not a 64-bit ELF image");
-    let e_flags = u32::from_le_bytes([image[48], image[49], image[50], image[51]]);
-    e_flags & 0xff
-}
+use cudakernels::{Cubin, ImageChoice, LoadedImage, IMAGES};
 
 #[test]
 fn embedded_cubins_are_sass_for_their_architectures() {
     let sms: Vec<u32> = IMAGES.cubins.iter().map(|c| c.sm).collect();
     assert_eq!(sms, SASS_ARCHES.to_vec());
     for c in IMAGES.cubins {
-        assert_eq!(cubin_arch(c.image), c.sm, "the cubin listed for sm_{} is assembled for another arch", c.sm);
+        assert_eq!(Cubin::arch_of(c.image), Some(c.sm), "the cubin listed for sm_{} is not SASS for it", c.sm);
     }
     assert!(IMAGES.ptx.contains(".target sm_80"));
+    assert_eq!(Cubin::arch_of(IMAGES.ptx.as_bytes()), None, "PTX is text, not a cubin");
 }
 
 #[test]

@@ -8,6 +8,17 @@ pub struct Cubin {
     pub image: &'static [u8],
 }
 
+impl Cubin {
+    /// The architecture an NVIDIA cubin was assembled for: the low byte of its 64-bit ELF
+    /// header's `e_flags`; `None` for anything that is not a 64-bit ELF image.
+    pub fn arch_of(image: &[u8]) -> Option<u32> {
+        if image.len() < 64 || &image[..4] != b"\x7fELF" || image[4] != 2 {
+            return None;
+        }
+        Some(u32::from_le_bytes([image[48], image[49], image[50], image[51]]) & 0xff)
+    }
+}
+
 /// The kernels in every form a [`crate::Gpu`] can load.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelImages {

@@ -6,8 +6,8 @@
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{
-    open_with, Error, Finish, Gpu, ImageChoice, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions,
-    TypedElement, TypedOp,
+    open_with, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, ReduceStrategy, Result, SgemvKernel,
+    SgemvOptions, TypedElement, TypedOp,
 };
 
 const REPS: usize = 30;
@@ -317,12 +317,25 @@ const SECTIONS: [(&str, Section); 5] = [
     ("sgemv", sgemv_table),
 ];
 
-/// `bench [--ptx] [SECTION...]`: the named sections (all by default) after the copy reference;
-/// `--ptx` loads the PTX (compiled by the driver) instead of the device's cubin.
+/// Opens device 0 with the SASS in the cubin file `path` (to compare assemblers).
+fn open_cubin_file(path: &str) -> Result<Gpu> {
+    let image: &'static [u8] = Box::leak(std::fs::read(path).expect("reading the cubin").into_boxed_slice());
+    let sm = Cubin::arch_of(image).expect("a cubin");
+    let cubins: &'static [Cubin] = Box::leak(Box::new([Cubin { sm, image }]));
+    Gpu::new(Box::leak(Box::new(KernelImages { ptx: cudakernels::PTX, cubins })), 0, ImageChoice::Auto)
+}
+
+/// `bench [--ptx | --cubin FILE] [SECTION...]`: the named sections (all by default) after the
+/// copy reference. `--ptx` loads the PTX (compiled by the driver) instead of the device's
+/// cubin; `--cubin FILE` loads the SASS in FILE.
 fn main() {
     let mut wanted: Vec<String> = std::env::args().skip(1).collect();
     let ptx = wanted.iter().any(|w| w == "--ptx");
     wanted.retain(|w| w != "--ptx");
+    let cubin = wanted.iter().position(|w| w == "--cubin").map(|i| {
+        wanted.remove(i);
+        wanted.remove(i)
+    });
     if let Some(bad) = wanted.iter().find(|w| !SECTIONS.iter().any(|(name, _)| name == w)) {
         eprintln!(
             "error: unknown section {:?}; sections are {:?}",
@@ -331,7 +344,11 @@ fn main() {
         );
         std::process::exit(2);
     }
-    let gpu = match open_with(0, if ptx { ImageChoice::Ptx } else { ImageChoice::Auto }) {
+    let opened = match &cubin {
+        Some(path) => open_cubin_file(path),
+        None => open_with(0, if ptx { ImageChoice::Ptx } else { ImageChoice::Auto }),
+    };
+    let gpu = match opened {
         Ok(g) => g,
         Err(e) => {
             eprintln!("error: the benchmark needs a CUDA device: {}", e);
