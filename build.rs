@@ -20,7 +20,7 @@ mod from_source {
     pub fn build() {
         println!("cargo:rerun-if-changed=kernels/src");
         println!("cargo:rerun-if-changed=kernels/Cargo.toml");
-        println!("cargo:rerun-if-env-changed=CUDA_PATH");
+        println!("cargo:rerun-if-env-changed=PTXAS");
         let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
         let ptx = out.join("kernels.ptx");
         // Compute80 is the newest arch nvvm 0.1.1 knows; ptxas and the driver take it further.
@@ -40,12 +40,9 @@ mod from_source {
         }
     }
 
-    /// `$CUDA_PATH/bin/ptxas` (setup puts the CUDA 11.8 wheel's there), else `ptxas` on PATH.
+    /// `$PTXAS` (setup pins CUDA 12.9's, which the committed cubins come from), else `ptxas`.
     fn ptxas() -> PathBuf {
-        std::env::var_os("CUDA_PATH")
-            .map(|root| Path::new(&root).join("bin").join("ptxas"))
-            .filter(|p| p.is_file())
-            .unwrap_or_else(|| PathBuf::from("ptxas"))
+        std::env::var_os("PTXAS").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("ptxas"))
     }
 
     fn assemble(ptxas: &Path, ptx: &Path, sm: u32, cubin: &Path) {

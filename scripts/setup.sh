@@ -9,6 +9,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEPS=$ROOT/.deps
 TOOLCHAIN=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' "$ROOT/rust-toolchain.toml")
 CUDA_WHEEL_VERSION=11.8.89
+PTXAS_WHEEL_VERSION=12.9.86
 LLVM_VERSION=7.1.0
 LLVM7_SHA256=0c07ee71086b44343b26318852bba0c31e29815be374febd276efd1037d6f312
 : "${LLVM7_TARBALL:=$ROOT/../shared/toolchains/llvm-$LLVM_VERSION-nvptx-x86_64-linux-gnu.tar.xz}"
@@ -76,7 +77,7 @@ build_llvm_from_source() {
         && ninja install)
 }
 
-# 3. CUDA 11.x libnvvm, libdevice, ptxas and cuda.h: an installed 11.x toolkit, else PyPI wheels.
+# 3. CUDA 11.x libnvvm, libdevice and cuda.h: an installed 11.x toolkit, else PyPI wheels.
 cuda_is_11() { [ -f "$1/include/cuda.h" ] && [ -f "$1/nvvm/lib64/libnvvm.so" ] && grep -q 'define CUDA_VERSION 11' "$1/include/cuda.h"; }
 setup_cuda() {
     local c
@@ -84,7 +85,7 @@ setup_cuda() {
         if [ -n "$c" ] && cuda_is_11 "$c"; then CUDA_ROOT=$c; say "using CUDA 11 toolkit at $c"; return; fi
     done
     CUDA_ROOT=$DEPS/cuda
-    if [ -f "$CUDA_ROOT/.complete" ]; then chmod +x "$CUDA_ROOT/bin/ptxas"; return; fi
+    [ -f "$CUDA_ROOT/.complete" ] && return
     say "assembling CUDA $CUDA_WHEEL_VERSION libnvvm/libdevice/headers from PyPI into $CUDA_ROOT"
     rm -rf "$CUDA_ROOT" "$DEPS/wheels"
     python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
@@ -97,14 +98,36 @@ for w in glob.glob(sys.argv[1] + "/*.whl"):
     zipfile.ZipFile(w).extractall(sys.argv[2])
 PY
     local n=$DEPS/wheels/x/nvidia
-    mkdir -p "$CUDA_ROOT/nvvm/lib64" "$CUDA_ROOT/nvvm/libdevice" "$CUDA_ROOT/lib64/stubs" "$CUDA_ROOT/bin"
+    mkdir -p "$CUDA_ROOT/nvvm/lib64" "$CUDA_ROOT/nvvm/libdevice" "$CUDA_ROOT/lib64/stubs"
     cp -r "$n/cuda_runtime/include" "$CUDA_ROOT/include"
     cp "$n"/cuda_nvcc/nvvm/lib64/libnvvm.so* "$CUDA_ROOT/nvvm/lib64/"
     ln -sf libnvvm.so "$CUDA_ROOT/nvvm/lib64/libnvvm.so.4"
     cp "$n"/cuda_nvcc/nvvm/libdevice/libdevice.10.bc "$CUDA_ROOT/nvvm/libdevice/"
-    install -m 755 "$n"/cuda_nvcc/bin/ptxas "$CUDA_ROOT/bin/ptxas"   # assembles the committed cubins
     rm -rf "$DEPS/wheels"
     touch "$CUDA_ROOT/.complete"
+}
+
+# 3b. The ptxas that assembles the committed SASS cubins from the PTX: pinned, since the images
+# must be byte-identical wherever they are rebuilt. CUDA 12.9's (11.8's ran up to 1.5x slower).
+setup_ptxas() {
+    PTXAS_PATH=$DEPS/ptxas-$PTXAS_WHEEL_VERSION/ptxas
+    [ -x "$PTXAS_PATH" ] && return
+    say "fetching ptxas $PTXAS_WHEEL_VERSION from PyPI (nvidia-cuda-nvcc-cu12)"
+    local w=$DEPS/ptxas-wheel
+    rm -rf "$w"
+    python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+        --python-version 3.11 -d "$w" "nvidia-cuda-nvcc-cu12==$PTXAS_WHEEL_VERSION" \
+        || die "pip could not download nvidia-cuda-nvcc-cu12==$PTXAS_WHEEL_VERSION"
+    python3 - "$w" "$(dirname "$PTXAS_PATH")" <<'PY'
+import glob, os, sys, zipfile
+(wheel,) = glob.glob(sys.argv[1] + "/*.whl")
+os.makedirs(sys.argv[2], exist_ok=True)
+with zipfile.ZipFile(wheel) as z, open(sys.argv[2] + "/ptxas", "wb") as out:
+    out.write(z.read("nvidia/cuda_nvcc/bin/ptxas"))
+PY
+    chmod 755 "$PTXAS_PATH"
+    rm -rf "$w"
+    "$PTXAS_PATH" --version | grep -q "release ${PTXAS_WHEEL_VERSION%.*}" || die "$PTXAS_PATH is not ptxas $PTXAS_WHEEL_VERSION"
 }
 
 # 4. libcuda.so to link against: the driver's own where one is installed, else Debian's libcuda1.
@@ -187,6 +210,7 @@ registry = "file://$INDEX"
 CUDA_PATH = "$CUDA_ROOT"
 CUDA_LIBRARY_PATH = "$LIBCUDA_ROOT:$CUDA_ROOT"
 LLVM_CONFIG = "$LLVM_CONFIG_PATH"
+PTXAS = "$PTXAS_PATH"
 
 [target.x86_64-unknown-linux-gnu]
 rustflags = ["-C", "link-arg=-Wl,-rpath,$CUDA_ROOT/nvvm/lib64:$LIBCUDA_ROOT/lib64/stubs"]
@@ -196,6 +220,7 @@ EOF
 install_toolchains
 setup_llvm
 setup_cuda
+setup_ptxas
 setup_libcuda
 setup_index
 write_cargo_config
