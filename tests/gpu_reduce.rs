@@ -33,7 +33,7 @@ fn for_every_strategy<T: SumElement, R: Copy>(
     gpu: &Gpu,
     host: &[T],
     reference: impl Fn(&[T]) -> R,
-    mut check: impl FnMut(T, R, usize, usize, ReduceStrategy, u32),
+    mut check: impl FnMut(T, R, usize, usize, ReduceStrategy, usize),
 ) {
     let input = upload(host);
     for &len in LENGTHS.iter() {

@@ -182,7 +182,7 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         cudakernels::cust::module::Module::from_ptx(cudakernels::PTX, &[]).map_err(Error::cuda("cuModuleLoadData"))?;
     let f = module.get_function("sgemv_rows8").map_err(Error::cuda("cuModuleGetFunction"))?;
     let (a, x, y) = (a1[0].as_device_ptr().as_raw(), x1[0].as_device_ptr().as_raw(), y1[0].as_device_ptr().as_raw());
-    let (len, m_n_lda, alpha, beta) = (1usize, 1u32, 1.0f32, 0.0f32);
+    let (len, m_n_lda, alpha, beta) = (1usize, 1usize, 1.0f32, 0.0f32);
     fn arg<T>(v: &T) -> *mut std::ffi::c_void {
         v as *const T as *mut std::ffi::c_void
     }

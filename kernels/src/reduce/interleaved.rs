@@ -11,7 +11,7 @@ use cuda_std::thread::{block_idx_x, thread_idx_x};
 pub(super) unsafe fn load_one<O: ReduceOp, const B: u32>(input: &[O::Acc]) -> *mut O::Acc {
     let sdata = tree_scratch::<O::Acc>();
     let tid = thread_idx_x();
-    let i = (block_idx_x() * B + tid) as usize;
+    let i = block_idx_x() as usize * B as usize + tid as usize; // 64-bit: n may pass 2^32
     *sdata.add(tid as usize) = if i < input.len() { input[i] } else { O::identity() };
     sync_threads();
     sdata

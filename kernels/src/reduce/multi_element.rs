@@ -19,8 +19,9 @@ unsafe fn store_and_tree<O: ReduceOp, const B: u32>(v: O::Acc) -> O::Acc {
 /// the whole grid (`2B * gridDim`), as in Harris's final kernel. Coalesced across the grid.
 pub unsafe fn global_stride<O: ReduceOp, const B: u32>(input: &[O::Acc], _grain: u32) -> O::Acc {
     let n = input.len();
-    let step = (2 * B * grid_dim_x()) as usize;
-    let mut i = (block_idx_x() * 2 * B + thread_idx_x()) as usize;
+    // 64-bit: n, and the grid's span (grain 1 ⇒ n / 2B blocks), may pass 2^32.
+    let step = (2 * B) as usize * grid_dim_x() as usize;
+    let mut i = block_idx_x() as usize * (2 * B) as usize + thread_idx_x() as usize;
     let mut v = O::identity();
     while i < n {
         v = O::combine(v, input[i]);

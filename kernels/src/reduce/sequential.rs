@@ -33,7 +33,7 @@ pub unsafe fn sequential<O: ReduceOp, const B: u32>(input: &[O::Acc], _grain: u3
 pub(super) unsafe fn load_two<O: ReduceOp, const B: u32>(input: &[O::Acc]) -> *mut O::Acc {
     let sdata = tree_scratch::<O::Acc>();
     let tid = thread_idx_x();
-    let i = (block_idx_x() * 2 * B + tid) as usize;
+    let i = block_idx_x() as usize * (2 * B) as usize + tid as usize; // 64-bit: n may pass 2^32
     let n = input.len();
     let mut v = if i < n { input[i] } else { O::identity() };
     if i + (B as usize) < n {

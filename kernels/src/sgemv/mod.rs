@@ -2,7 +2,8 @@
 //! Each kernel's shape follows the column count so that a warp's 32 lanes stay busy and loads
 //! coalesce.
 //!
-//! Every entry point takes `(a, x, m, n, lda, alpha, beta, y)`. Warps are persistent: the
+//! Every entry point takes `(a, x, m, n, lda, alpha, beta, y)`, shapes in 64 bits (A may hold
+//! more than 2^32 elements; row offsets `row * lda` are 64-bit products). Warps are persistent: the
 //! host launches at most the blocks the device keeps resident, and each warp strides over
 //! tiles of rows (`for_each_tile`), so blocks do not retire after a few hundred bytes.
 //!
@@ -54,8 +55,8 @@ unsafe fn for_each_tile(m: usize, rows: usize, mut tile: impl FnMut(usize)) {
 macro_rules! sgemv_entry {
     ($($name:ident => $body:path;)*) => {$(
         #[kernel]
-        pub unsafe fn $name(a: &[f32], x: &[f32], m: u32, n: u32, lda: u32, alpha: f32, beta: f32, y: *mut f32) {
-            $body(a.as_ptr(), x.as_ptr(), m as usize, n as usize, lda as usize, alpha, beta, y);
+        pub unsafe fn $name(a: &[f32], x: &[f32], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
+            $body(a.as_ptr(), x.as_ptr(), m, n, lda, alpha, beta, y);
         }
     )*};
 }
