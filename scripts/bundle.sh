@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build a self-contained GPU test/bench bundle (no Rust toolchain needed to run it).
 # Usage (from the repo root, after scripts/setup.sh):  bash scripts/bundle.sh [OUTDIR]   (default: bundle)
-# Result: OUTDIR/{tests/*, bin/cudakernels, bin/bench, torch_peers.py, run.sh}
+# Result: OUTDIR/{tests/*, bin/cudakernels, bin/bench, torch_peers.py, native_peers.cu, run.sh}
 # On the GPU machine:  cd OUTDIR && REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|bench|all]
 set -euo pipefail
 
@@ -57,7 +57,7 @@ echo "== cargo build --release --bins"
 cargo build --release --bins
 cp "$TARGET_DIR/release/cudakernels" "$TARGET_DIR/release/bench" "$OUTDIR/bin/"
 
-cp scripts/torch_peers.py "$OUTDIR/"
+cp scripts/torch_peers.py scripts/native_peers.cu "$OUTDIR/"
 cp scripts/gpu_runner.sh "$OUTDIR/run.sh"
 chmod +x "$OUTDIR/run.sh" "$OUTDIR"/bin/* "$OUTDIR"/tests/*
 

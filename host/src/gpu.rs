@@ -164,6 +164,8 @@ impl GpuStream {
         };
         zero_async(&stream, &scratch.counter)?;
         zero_async(&stream, &scratch.flagged)?;
+        // A value call copies whole words of the slot; the kernel may write fewer bytes.
+        zero_async(&stream, &scratch.result)?;
         Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared })
     }
 

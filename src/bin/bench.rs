@@ -1,7 +1,7 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [ladder|auto|tuning|typed|sgemv]...` (all by default).
+//! Usage: `bench [value|ladder|auto|tuning|typed|sgemv]...` (all by default).
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
@@ -307,8 +307,59 @@ fn auto_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
+/// Host microseconds of each of `calls` calls of `f` after 100 untimed ones: (median, mean,
+/// every call's check passed).
+fn per_call_us(calls: usize, mut f: impl FnMut() -> Result<bool>) -> Result<(f64, f64, bool)> {
+    let mut ok = true;
+    for _ in 0..100 {
+        ok &= f()?;
+    }
+    let mut us = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let start = std::time::Instant::now();
+        ok &= f()?;
+        us.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    let mean = us.iter().sum::<f64>() / calls as f64;
+    us.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    Ok((us[calls / 2], mean, ok))
+}
+
+/// A value returned to the host, as a program waits for it: µs per call on the host clock, on
+/// one input (in L2). Peers in the same run: `torch_peers.py` (section value) and
+/// `native_peers` (CUB + pinned copy + stream sync), timed the same way.
+fn value_table(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
+    const VALUE_CALLS: usize = 5000;
+    println!("### value to the host (host clock per call, median and mean of {})\n", VALUE_CALLS);
+    println!("| call | stream | n | median µs | mean µs | check |");
+    println!("|---|---|---|---|---|---|");
+    let other = gpu.new_stream()?;
+    for &log_n in [12usize, 20].iter() {
+        let n = 1usize << log_n;
+        // Small integers: every summation order gives the exact sum.
+        let host: Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
+        let want = host.iter().map(|&v| v as f64).sum::<f64>() as f32;
+        let x = DeviceBuffer::from_slice(&host).map_err(Error::cuda("cuMemcpyHtoD"))?;
+        for (stream, s) in [("default", gpu.default_stream()), ("new_stream", &other)] {
+            let rows: [(&str, Box<dyn FnMut() -> Result<bool> + '_>); 3] = [
+                ("reduce_sum(Auto)", Box::new(|| Ok(s.reduce_sum(&x, ReduceStrategy::Auto)? == want))),
+                ("sum", Box::new(|| Ok(s.sum(&x)? == want))),
+                ("minmax", Box::new(|| Ok(s.minmax(&x)? == (-3.0, 3.0)))),
+            ];
+            for (call, f) in rows {
+                let (median, mean, ok) = per_call_us(VALUE_CALLS, f)?;
+                let check = if ok { "ok" } else { "FAIL" };
+                println!("| {} | {} | 2^{} | {:.2} | {:.2} | {} |", call, stream, log_n, median, mean, check);
+            }
+        }
+    }
+    println!();
+    Ok(())
+}
+
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 5] = [
+const SECTIONS: [(&str, Section); 6] = [
+    ("value", value_table),
     ("ladder", ladder_table),
     ("auto", auto_table),
     ("tuning", fast_path_tuning),
