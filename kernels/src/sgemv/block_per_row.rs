@@ -3,7 +3,8 @@
 use super::store_y;
 use crate::block;
 use crate::ops::Sum;
-use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
+use crate::thread::{block_index, grid_blocks};
+use cuda_std::thread::{block_dim_x, thread_idx_x};
 
 pub unsafe fn block_per_row(
     a: *const f32,
@@ -15,7 +16,7 @@ pub unsafe fn block_per_row(
     beta: f32,
     y: *mut f32,
 ) {
-    let mut row = block_idx_x() as usize;
+    let mut row = block_index();
     while row < m {
         let arow = a.add(row * lda);
         let mut acc = 0.0f32;
@@ -28,6 +29,6 @@ pub unsafe fn block_per_row(
         if thread_idx_x() == 0 {
             store_y(y, row, dot, alpha, beta);
         }
-        row += grid_dim_x() as usize;
+        row += grid_blocks();
     }
 }

@@ -41,10 +41,11 @@ fn dot4(a: [u32; 4], x: [u32; 4]) -> f32 {
 /// tile `w`, then `w + W`, `w + 2W`, … (w = global warp index, W = warps in the grid).
 #[inline(always)]
 unsafe fn for_each_tile(m: usize, rows: usize, mut tile: impl FnMut(usize)) {
-    use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
+    use crate::thread::{block_index, grid_blocks};
+    use cuda_std::thread::{block_dim_x, thread_idx_x};
     let warps_per_block = (block_dim_x() / crate::config::WARP_SIZE) as usize;
-    let warp = block_idx_x() as usize * warps_per_block + (thread_idx_x() / crate::config::WARP_SIZE) as usize;
-    let stride = grid_dim_x() as usize * warps_per_block * rows;
+    let warp = block_index() * warps_per_block + (thread_idx_x() / crate::config::WARP_SIZE) as usize;
+    let stride = grid_blocks() * warps_per_block * rows;
     let mut first = warp * rows;
     while first < m {
         tile(first);
