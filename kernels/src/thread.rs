@@ -1,7 +1,7 @@
 //! Thread level: vector loads and each thread's share of a device-wide reduction.
 use crate::config::{VECTOR_BYTES, VECTOR_UNROLL};
 use crate::ops::{Element, Fold};
-use cuda_std::thread::{block_dim_x, thread_idx_x};
+use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 
 /// One 16-byte read-only load (`ld.global.nc.v4.u32`). `p` must be 16-byte aligned.
 #[inline(always)]
@@ -13,22 +13,17 @@ pub unsafe fn load_v4(p: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
-/// `%ctaid.x`, widened, through `asm!` so the optimizer cannot bound it. Read through cuda_std,
-/// NVVM assumes a small grid and narrows `block · B + tid` to 32-bit arithmetic, which wraps
+/// This block's index, widened before any arithmetic: `block · B + tid` passes 2^32 on inputs
 /// past 2^32 elements. Use it (and [`grid_blocks`]) wherever a block index scales an element index.
 #[inline(always)]
 pub fn block_index() -> usize {
-    let b: u32;
-    unsafe { asm!("mov.u32 {0}, %ctaid.x;", out(reg32) b, options(pure, nomem, nostack)) };
-    b as usize
+    block_idx_x() as usize
 }
 
-/// `%nctaid.x`, widened and opaque to the optimizer (see [`block_index`]).
+/// Blocks in the grid, widened (see [`block_index`]).
 #[inline(always)]
 pub fn grid_blocks() -> usize {
-    let g: u32;
-    unsafe { asm!("mov.u32 {0}, %nctaid.x;", out(reg32) g, options(pure, nomem, nostack)) };
-    g as usize
+    grid_dim_x() as usize
 }
 
 /// Global thread index and the number of threads in the grid, in 64 bits: a grid of one
