@@ -3,7 +3,9 @@
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
 //! Usage: `bench [value|ladder|auto|tuning|typed|sgemv]...` (all by default).
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
-use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
+use cudakernels::cust::memory::{
+    AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer,
+};
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{
     open, Error, Finish, Gpu, LadderKernel, ReduceStrategy, Result, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
@@ -352,8 +354,42 @@ fn value_table(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
                 println!("| {} | {} | 2^{} | {:.2} | {:.2} | {} |", call, stream, log_n, median, mean, check);
             }
         }
+        value_breakdown(gpu, &x, want, log_n)?;
     }
     println!();
+    Ok(())
+}
+
+/// Where a value call's time goes (default stream, Auto): the same sum enqueued into a device
+/// buffer then a stream sync (no copy); written by the kernel straight into page-locked host
+/// memory through its unified address (no copy engine); and a sync of the idle stream.
+fn value_breakdown(gpu: &Gpu, x: &DeviceBuffer<f32>, want: f32, log_n: usize) -> Result<()> {
+    const CALLS: usize = 2000;
+    let mut dev_out = DeviceBuffer::<f32>::zeroed(1).map_err(Error::cuda("cuMemAlloc"))?;
+    let into_sync = per_call_us(CALLS, || {
+        gpu.reduce_sum_into(x, &mut dev_out, ReduceStrategy::Auto)?;
+        gpu.synchronize()?;
+        Ok(true)
+    })?;
+    let pinned = LockedBuffer::new(&f32::NAN, 1).map_err(Error::cuda("cuMemAllocHost"))?;
+    // SAFETY: with unified addressing, cuMemAllocHost memory is device-accessible at its host
+    // address; the slot outlives every call below, each waited for before the read.
+    let mut slot = unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::from_raw(pinned.as_ptr() as u64), 1) };
+    let mapped = per_call_us(CALLS, || {
+        gpu.reduce_sum_into(x, &mut slot, ReduceStrategy::Auto)?;
+        gpu.synchronize()?;
+        // SAFETY: the kernel's write is complete after the stream sync; volatile, as the device wrote it.
+        Ok(unsafe { std::ptr::read_volatile(pinned.as_ptr()) } == want)
+    })?;
+    let sync_only = per_call_us(CALLS, || gpu.synchronize().map(|_| true))?;
+    for (what, (median, mean, ok)) in [
+        ("reduce_sum_into + synchronize (no copy)", into_sync),
+        ("reduce_sum_into the pinned slot, mapped (no copy engine)", mapped),
+        ("synchronize of the idle stream", sync_only),
+    ] {
+        let check = if ok { "ok" } else { "FAIL" };
+        println!("| {} | default | 2^{} | {:.2} | {:.2} | {} |", what, log_n, median, mean, check);
+    }
     Ok(())
 }
 
