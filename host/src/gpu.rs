@@ -11,11 +11,11 @@
 //! - Dropping a [`GpuStream`] (or the [`Gpu`], which drops its default stream) first waits for
 //!   the stream's queued work, then frees its scratch, then destroys the stream. The loaded
 //!   module lives until its last stream and the [`Gpu`] are dropped.
-//! - Entry points borrow their inputs and outputs only while they enqueue. Dropping a cust
-//!   `DeviceBuffer` while a kernel still uses it is safe: cust frees with `cuMemFree`, which
-//!   waits for the device's work in flight before the memory is released (CUDA's implicit
-//!   synchronization on free). That wait is device-wide: drop buffers after a `synchronize`
-//!   to avoid stalling other streams.
+//! - Entry points borrow their inputs and outputs only while they enqueue. A cust
+//!   `DeviceBuffer` dropped while a queued kernel still uses it is freed with `cuMemFree`, a
+//!   synchronizing call: it waits for the device's work in flight before the memory goes
+//!   (tests/gpu_streams drops inputs under queued sgemvs). That wait is device-wide: drop
+//!   buffers after a `synchronize` to avoid stalling other streams.
 use crate::entries::entry_names;
 use crate::error::{alloc, Check, Error, Result};
 use cust::context::{Context, CurrentContext};
@@ -35,7 +35,7 @@ const INITIAL_SCRATCH_WORDS: usize = 1024;
 /// device's counts. Immutable after open.
 struct Loaded {
     /// Every entry point (`entries::entry_names` order), resolved at open. Declared before
-    /// `module` so it drops first; the `'static` stands for "as long as `module`".
+    /// `_module` so it drops first; the `'static` stands for "as long as `_module`".
     functions: Vec<Function<'static>>,
     _module: Module,
     name: String,
@@ -120,7 +120,7 @@ impl Gpu {
             .iter()
             .map(|name| {
                 let f = module.get_function(name).check("cuModuleGetFunction")?;
-                // SAFETY: the handle lives in `Loaded::functions`, which drops before `module`.
+                // SAFETY: the handle lives in `Loaded::functions`, which drops before `_module`.
                 Ok(unsafe { std::mem::transmute::<Function<'_>, Function<'static>>(f) })
             })
             .collect::<Result<Vec<_>>>()?;
