@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build a self-contained GPU test/bench bundle (no Rust toolchain needed to run it).
 # Usage (from the repo root, after scripts/setup.sh):  bash scripts/bundle.sh [OUTDIR]   (default: bundle)
-# Result: OUTDIR/{tests/*, bin/{cudakernels,bench,open_time,consumer}, torch_peers.py, run.sh}, and the
-# same as OUTDIR.tar.xz to carry (unpack with `mkdir b && tar -C b -xJf OUTDIR.tar.xz`).
+# Result: OUTDIR/{tests/*, bin/{cudakernels,bench,open_time,consumer}, torch_peers.py, native_peers.cu,
+# run.sh}, and the same as OUTDIR.tar.xz to carry (unpack with `mkdir b && tar -C b -xJf OUTDIR.tar.xz`).
 # On the GPU machine:  cd OUTDIR && REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|bench|all]
 set -euo pipefail
 
@@ -62,7 +62,7 @@ echo "== the stable consumer (examples/consumer), on the committed images"
 bash scripts/consumer.sh build
 cp "$TARGET_DIR/consumer/release/consumer" "$OUTDIR/bin/"
 
-cp scripts/torch_peers.py "$OUTDIR/"
+cp scripts/torch_peers.py scripts/native_peers.cu "$OUTDIR/"
 cp scripts/gpu_runner.sh "$OUTDIR/run.sh"
 chmod +x "$OUTDIR/run.sh" "$OUTDIR"/bin/* "$OUTDIR"/tests/*
 

@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
 # GPU-side runner for the bundle made by scripts/bundle.sh (copied there as run.sh).
-# Needs no Rust toolchain. Usage:  REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|consumer|open|bench|all]
-# (default: all)
-#   tests     every binary in tests/ with --test-threads=4; sums libtest "X passed; Y failed"
-#   sanitizer compute-sanitizer memcheck over bin/cudakernels and chosen GPU tests
-#   main      bin/cudakernels
-#   consumer  bin/consumer: the stable-toolchain application on the prebuilt kernels
-#   open      bin/open_time in new processes: PTX (JIT) against the cubin, JIT cache off, then warm
-#   bench     bin/bench, then python3 torch_peers.py
-#   all       tests, sanitizer, main, consumer, open, bench
+# Needs no Rust toolchain. Usage:  REQUIRE_GPU=1 ./run.sh [STAGE...]   (default: all)
+#   tests      every binary in tests/ with --test-threads=4; sums libtest "X passed; Y failed"
+#   sanitizer  compute-sanitizer memcheck over bin/cudakernels and chosen GPU tests
+#   racecheck, synccheck, initcheck: that compute-sanitizer tool over tests/gpu_sweep (every
+#              ladder step at one block size, every typed kernel, every sgemv kernel)
+#   sanitizers all four tools
+#   main       bin/cudakernels
+#   consumer   bin/consumer: the stable-toolchain application on the prebuilt kernels
+#   open       bin/open_time in new processes: PTX (JIT) against the cubin, JIT cache off, then warm
+#   bench      bin/bench, then python3 torch_peers.py, then the native peers (native_peers.cu,
+#              compiled here with /usr/local/cuda/bin/nvcc; skipped with one line without it)
+#   native     only the native peers
+#   all        tests, sanitizers, main, consumer, open, bench
 # Always runs every requested stage; exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
 export REQUIRE_GPU="${REQUIRE_GPU:-}"
 
-MODE="${1:-all}"
-case "$MODE" in
-    all) STAGES="tests sanitizer main consumer open bench" ;;
-    tests|sanitizer|main|consumer|open|bench) STAGES="$MODE" ;;
-    *) echo "usage: $0 [tests|sanitizer|main|consumer|open|bench|all]" >&2; exit 2 ;;
-esac
+MODE="${*:-all}"
+STAGES=""
+for m in ${MODE}; do
+    case "$m" in
+        all) STAGES="$STAGES tests sanitizer racecheck synccheck initcheck main consumer open bench" ;;
+        sanitizers) STAGES="$STAGES sanitizer racecheck synccheck initcheck" ;;
+        tests|sanitizer|racecheck|synccheck|initcheck|main|consumer|open|bench|native) STAGES="$STAGES $m" ;;
+        *) echo "usage: $0 [tests|sanitizer|racecheck|synccheck|initcheck|sanitizers|main|consumer|open|bench|native|all]..." >&2; exit 2 ;;
+    esac
+done
 
 FAILED=0          # any failure anywhere -> non-zero exit
 SUMMARY=()        # one line per stage/binary, printed at the end
@@ -83,7 +91,8 @@ stage_sanitizer() {
     # Tests chosen to cover every kernel family at moderate sizes (memcheck is slow).
     for t in "gpu_sgemv alpha_beta_lda_and_offset_views" "gpu_sgemv empty_shapes_and_bad_input" \
              "gpu_typed typed_u8" "gpu_typed typed_f64" "gpu_typed signed_zeros_order_and_all_nan" \
-             "gpu_reduce reduce_into_writes_the_output_and_checks_it" "gpu_reduce auto_is_deterministic_and_second_pass_agrees"; do
+             "gpu_reduce reduce_into_writes_the_output_and_checks_it" "gpu_reduce auto_is_deterministic_and_second_pass_agrees" \
+             "gpu_sweep every_kernel_once" "gpu_streams value_calls_allocate_nothing_once_the_scratch_has_grown"; do
         set -- $t
         [ -x "tests/$1" ] || { echo "(tests/$1 not in bundle, skipped)"; continue; }
         hdr "sanitizer: tests/$1 $2"
@@ -91,6 +100,23 @@ stage_sanitizer() {
         else note "sanitizer $1 $2" "FAIL (exit $?)"; fi
     done
 }
+
+# One compute-sanitizer tool over tests/gpu_sweep: every kernel once, checked.
+sanitize_sweep() {
+    local tool=$1 cs
+    hdr "compute-sanitizer $tool: tests/gpu_sweep every_kernel_once"
+    if ! cs=$(find_sanitizer); then
+        note "$tool" "FAIL (compute-sanitizer not found)"
+        return
+    fi
+    [ -x tests/gpu_sweep ] || { note "$tool" "FAIL (tests/gpu_sweep not in bundle)"; return; }
+    if "$cs" --tool "$tool" --error-exitcode 99 ./tests/gpu_sweep --exact every_kernel_once --test-threads=1; then
+        note "$tool gpu_sweep" PASS
+    else note "$tool gpu_sweep" "FAIL (exit $?)"; fi
+}
+stage_racecheck() { sanitize_sweep racecheck; }
+stage_synccheck() { sanitize_sweep synccheck; }
+stage_initcheck() { sanitize_sweep initcheck; }
 
 stage_main() {
     hdr "main: bin/cudakernels"
@@ -122,6 +148,23 @@ stage_bench() {
     if ./bin/bench; then note "bench" PASS; else note "bench" "FAIL (exit $?)"; fi
     hdr "bench: torch_peers.py"
     if PYTHONUNBUFFERED=1 python3 torch_peers.py; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
+    stage_native
+}
+
+# The native C++ peers: native_peers.cu compiled here with nvcc (CUDA on the GPU machine).
+stage_native() {
+    local nvcc=/usr/local/cuda/bin/nvcc arch
+    hdr "bench: native_peers.cu"
+    if [ ! -x "$nvcc" ]; then
+        echo "native peers skipped: $nvcc not found"
+        return
+    fi
+    arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.')
+    if ! "$nvcc" -O3 -std=c++17 ${arch:+-arch=sm_$arch} -o native_peers native_peers.cu; then
+        note "native_peers" "FAIL (nvcc)"
+        return
+    fi
+    if ./native_peers; then note "native_peers" PASS; else note "native_peers" "FAIL (exit $?)"; fi
 }
 
 if command -v nvidia-smi >/dev/null 2>&1; then

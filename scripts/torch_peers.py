@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv).
+"""PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv, value).
 
-Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N] [--only copy,sum,aminmax,mv]
+Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N] [--only copy,sum,aminmax,mv,value]
+
+"value" times a value returned to Python (x.sum().item(), torch.aminmax read back) on the host
+clock, per call, median of VALUE_CALLS calls: what a program waits for.
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
 "hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
@@ -72,7 +75,7 @@ def release():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
-    ap.add_argument("--only", default="copy,sum,aminmax,mv", help="comma-separated sections to run")
+    ap.add_argument("--only", default="copy,sum,aminmax,mv,value", help="comma-separated sections to run")
     ap.add_argument("--reps", type=int, help="timed repetitions (default 50, 10 with --quick)")
     args = ap.parse_args()
     only = set(args.only.split(","))
@@ -98,6 +101,39 @@ def main():
         aminmax_per_dtype(dev, reps, warmup)
     if "mv" in only:
         mv_hot_cold(dev, reps, warmup, l2)
+    if "value" in only:
+        value_to_host(dev)
+
+
+VALUE_CALLS = 5000
+
+
+def value_to_host(dev):
+    """A value read back to Python, per call on the host clock: the peer of bench's "value"."""
+    import time
+    print(f"\n### value to the host (host clock per call, median and mean of {VALUE_CALLS})\n")
+    print("| what | n | median µs | mean µs |")
+    print("|---|---|---|---|")
+
+    def aminmax_back(x):
+        lo, hi = torch.aminmax(x)
+        return lo.item(), hi.item()
+
+    for p in (12, 20):
+        x = torch.rand(1 << p, device=dev)
+        for what, fn in (("x.sum().item()", lambda: x.sum().item()), ("torch.aminmax(x), both .item()",
+                                                                       lambda: aminmax_back(x))):
+            for _ in range(100):
+                fn()
+            times = []
+            for _ in range(VALUE_CALLS):
+                t0 = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - t0)
+            print(f"| {what} | 2^{p} | {statistics.median(times) * 1e6:.2f} | "
+                  f"{statistics.fmean(times) * 1e6:.2f} |")
+        del x
+        release()
 
 
 def copy_reference(dev, reps, warmup):

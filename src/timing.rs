@@ -1,10 +1,10 @@
 //! Timing with CUDA events: warm-up, then the median of individually timed runs.
 use crate::cust::event::{Event, EventFlags};
-use crate::{Error, Gpu, Result};
+use crate::{Error, GpuStream, Result};
 
 /// Median milliseconds of `reps` runs of `f(i)` (i = repetition index, for rotating inputs)
 /// on `gpu`'s stream, after `warmup` untimed runs.
-pub fn median_ms(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
+pub fn median_ms(gpu: &GpuStream, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
     for i in 0..warmup {
         f(i)?;
     }
@@ -28,13 +28,13 @@ pub const QUEUED: usize = 20;
 
 /// Milliseconds per call with `QUEUED` calls of `f(i)` between one pair of events (median of
 /// 5 such runs): the host stays ahead, so a single call's launch latency is left out.
-pub fn pipelined_ms(gpu: &Gpu, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
+pub fn pipelined_ms(gpu: &GpuStream, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
     Ok(median_ms(gpu, 1, 5, |i| (0..QUEUED).try_for_each(|j| f(i * QUEUED + j)))? / QUEUED as f64)
 }
 
 /// Host microseconds per call spent enqueueing `f(i)` (wall clock over `QUEUED` calls, which
 /// fit in the launch queue), then waits for the stream.
-pub fn host_us(gpu: &Gpu, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
+pub fn host_us(gpu: &GpuStream, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
     gpu.synchronize()?;
     let start = std::time::Instant::now();
     for i in 0..QUEUED {

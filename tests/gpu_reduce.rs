@@ -33,7 +33,7 @@ fn for_every_strategy<T: SumElement, R: Copy>(
     gpu: &Gpu,
     host: &[T],
     reference: impl Fn(&[T]) -> R,
-    mut check: impl FnMut(T, R, usize, usize, ReduceStrategy, u32),
+    mut check: impl FnMut(T, R, usize, usize, ReduceStrategy, usize),
 ) {
     let input = upload(host);
     for &len in LENGTHS.iter() {
@@ -121,11 +121,11 @@ fn ladder_f32_random_within_rounding_bound() {
     for_every_strategy(&gpu, &host, f64_sum, |got, want, len, offset, s, grid| {
         let (_, finish, block, grain) = s.resolve(4 * len);
         let (block, grain, atomic) = (block as usize, grain as usize, finish == Finish::Atomic);
-        let threads = (grid.max(1) as usize * block).max(1);
+        let threads = (grid.max(1) * block).max(1);
         // per-thread sequential adds, the block tree, then the blocks: sequential if atomic,
         // else each finishing thread folds grid / block partials, then a block tree
         let per_thread = 4 * grain * (len / threads + 2);
-        let across = if atomic { grid as usize } else { grid as usize / block + log2_ceil(block) + 2 };
+        let across = if atomic { grid } else { grid / block + log2_ceil(block) + 2 };
         let depth = per_thread + log2_ceil(block) + across + 4;
         let tol = tolerance(want, depth);
         assert!(

@@ -52,7 +52,7 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
     }
     assert_eq!(typed_names().len(), 33);
     for k in SgemvKernel::EXPLICIT.iter() {
-        entry(&k.launch_config(1, 1).0);
+        entry(k.launch_config(1, 1).0);
     }
 }
 
@@ -80,8 +80,11 @@ fn shuffle_kernels_use_shfl_sync() {
 
 #[test]
 fn vector_kernels_use_16_byte_loads() {
-    let mut names: Vec<String> =
-        SgemvKernel::EXPLICIT.iter().filter(|k| k.vector_loads()).map(|k| k.launch_config(1, 1).0).collect();
+    let mut names: Vec<String> = SgemvKernel::EXPLICIT
+        .iter()
+        .filter(|k| k.vector_loads())
+        .map(|k| k.launch_config(1, 1).0.to_string())
+        .collect();
     assert_eq!(names.len(), 2 + SGEMV_VEC4_COLS.len());
     for &b in LADDER_BLOCKS.iter() {
         names.push(ladder_entry_point::<f32>(LadderKernel::Vectorized, b));
@@ -138,15 +141,52 @@ fn ladder_launch_arithmetic() {
     for &n in [1usize, 31, 33, 1023, 1025, (1 << 20) + 3].iter() {
         for &b in LADDER_BLOCKS.iter() {
             for &grain in [1u32, 3, 8].iter() {
-                let blocks = g(LadderKernel::LocalStride, n, b, grain) as usize;
+                let blocks = g(LadderKernel::LocalStride, n, b, grain);
                 assert!(
                     blocks * b as usize * grain as usize >= n && (blocks - 1) * (b as usize) * (grain as usize) < n
                 );
-                let blocks = g(LadderKernel::FirstAdd, n, b, grain) as usize;
+                let blocks = g(LadderKernel::FirstAdd, n, b, grain);
                 assert!(blocks * 2 * b as usize >= n && (blocks - 1) * 2 * (b as usize) < n);
             }
         }
     }
+}
+
+#[test]
+fn ladder_grids_past_2_pow_32_elements() {
+    let (sms, tpsm) = (132, 2048);
+    let n = (1usize << 32) + 5;
+    // One element per thread: more than 2^32 threads, in a grid the device takes.
+    let blocks = LadderKernel::Sequential.grid(n, 128, 1, sms, tpsm);
+    assert_eq!(blocks, (n + 127) / 128);
+    assert_eq!(cudakernels::launch::check_grid(blocks, i32::MAX as u32), Ok(blocks as u32));
+    assert_eq!(LadderKernel::FirstAdd.grid(n, 1024, 1, sms, tpsm), (n + 2047) / 2048);
+    assert_eq!(LadderKernel::GlobalStride.grid(n, 256, 1, sms, tpsm), (n + 255) / 256);
+    assert_eq!(LadderKernel::Vectorized.grid(n, 1024, 4, sms, tpsm), 132 * 2, "capped at the resident blocks");
+    // A grid past the device's largest is a typed error, never a truncated launch.
+    let huge = (i32::MAX as usize + 1) * 128;
+    let blocks = LadderKernel::InterleavedDivergent.grid(huge, 128, 1, sms, tpsm);
+    assert_eq!(
+        cudakernels::launch::check_grid(blocks, i32::MAX as u32),
+        Err(Error::TooLarge { what: "grid blocks", len: i32::MAX as usize + 1, max: i32::MAX as usize })
+    );
+}
+
+#[test]
+fn handles_and_streams_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<cudakernels::Gpu>();
+    send_sync::<cudakernels::GpuStream>();
+}
+
+#[test]
+fn sgemv_entry_names_follow_the_explicit_kernels() {
+    for (i, k) in SgemvKernel::EXPLICIT.iter().enumerate() {
+        assert_eq!(k.index(), i);
+        assert_eq!(k.launch_config(1, 1).0, cudakernels::config::SGEMV_ENTRIES[i]);
+    }
+    assert_eq!(SgemvKernel::RowsPerWarp(4).launch_config(1, 1).0, "sgemv_rows4");
+    assert_eq!(SgemvKernel::Vec4Rows(64).launch_config(1, 1).0, "sgemv_vec4_n64");
 }
 
 #[test]
@@ -200,7 +240,16 @@ fn sgemv_validation() {
     );
     assert!(validate_sgemv(0, 32, 32, (0x1000, 0), x, 0).is_ok(), "m = 0 needs no A");
     assert!(validate_sgemv(5, 0, 0, (0x1000, 0), (0x8000, 0), 5).is_ok(), "n = 0 is y = beta * y");
-    assert!(matches!(validate_sgemv(1 << 33, 1, 1, (0, 1 << 33), (0, 1), 1 << 33), Err(Error::TooLarge { .. })));
+    // 64-bit shapes: m, lda and A past 2^32 elements are accepted.
+    assert!(validate_sgemv(1 << 33, 1, 1, (0, 1 << 33), (0, 1), 1 << 33).is_ok());
+    let (m, lda) = ((1usize << 20) + 3, 4100);
+    assert!(validate_sgemv(m, 4100, lda, (0, m * lda), (0, 4100), m).is_ok());
+    assert_eq!(
+        validate_sgemv(m, 4100, lda, (0, m * lda - 1), (0, 4100), m),
+        Err(Error::LengthMismatch { what: "A", expected: m * lda, actual: m * lda - 1 })
+    );
+    // An extent past 64 bits is refused, not wrapped.
+    assert!(matches!(validate_sgemv(1 << 40, 1, 1 << 40, (0, 1), (0, 1), 1 << 40), Err(Error::TooLarge { .. })));
 }
 
 #[test]
@@ -262,7 +311,8 @@ fn sgemv_launch_covers_every_row() {
                 let (_, block, grid) = k.launch_config(m, resident);
                 assert!(block >= WARP_SIZE && block % WARP_SIZE == 0);
                 if *k == SgemvKernel::BlockPerRow {
-                    assert_eq!(grid as usize, m);
+                    // A block per row, at most the resident blocks (blocks stride over rows).
+                    assert_eq!(grid as usize, m.min(resident as usize));
                     continue;
                 }
                 // Warps stride over tiles, so a capped grid still covers every row.

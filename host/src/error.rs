@@ -24,7 +24,8 @@ pub enum Error {
     Unsupported { what: String },
     /// The device is older than the kernels' PTX target; `(major, minor)` compute capabilities.
     UnsupportedDevice { compute_capability: (u32, u32), minimum: (u32, u32) },
-    /// A length is beyond what the kernels index (32-bit counts).
+    /// A count is beyond what the device or the kernels take (a grid past the device's
+    /// largest, a shape whose extent overflows 64 bits).
     TooLarge { what: &'static str, len: usize, max: usize },
 }
 
@@ -78,16 +79,6 @@ impl<T> Check<T> for std::result::Result<T, CudaError> {
 pub(crate) fn alloc<T: cust::memory::DeviceCopy>(len: usize) -> Result<cust::memory::DeviceBuffer<T>> {
     // SAFETY: every buffer allocated here is written by a kernel or a copy before it is read.
     unsafe { cust::memory::DeviceBuffer::uninitialized(len) }.map_err(out_of_memory::<T>(len, "cuMemAlloc"))
-}
-
-/// Allocates `len` zeroed elements, reporting out-of-memory as [`alloc`] does. Waits for the
-/// memset, which runs on the legacy stream that non-blocking streams do not wait for.
-pub(crate) fn alloc_zeroed<T: cust::memory::DeviceCopy + bytemuck::Zeroable>(
-    len: usize,
-) -> Result<cust::memory::DeviceBuffer<T>> {
-    let buffer = cust::memory::DeviceBuffer::zeroed(len).map_err(out_of_memory::<T>(len, "cuMemAlloc/cuMemsetD8"))?;
-    cust::context::CurrentContext::synchronize().check("cuCtxSynchronize")?;
-    Ok(buffer)
 }
 
 fn out_of_memory<T>(len: usize, call: &'static str) -> impl Fn(CudaError) -> Error {

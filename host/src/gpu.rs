@@ -1,46 +1,112 @@
-//! The device handle: context, module (the kernel image, loaded once), stream and scratch space.
-use crate::error::{alloc, alloc_zeroed, Check, Error, Result};
+//! The device handle and its streams.
+//!
+//! - [`Gpu`]: one device with the kernels loaded once, `Send + Sync`; share it (`Arc<Gpu>`)
+//!   between threads. Its entry points run on its own default stream ([`Gpu`] derefs to it).
+//! - [`GpuStream`]: a stream of the library with its own scratch (per-block partials, ticket
+//!   counter, flagged slots, a device result slot and a pinned host slot). Every entry point
+//!   is a method of it. Two streams never share scratch, so work on them overlaps freely;
+//!   calls on one stream from several threads are serialized by the stream's scratch lock.
+//!
+//! Drop semantics:
+//! - Dropping a [`GpuStream`] (or the [`Gpu`], which drops its default stream) first waits for
+//!   the stream's queued work, then frees its scratch, then destroys the stream. The loaded
+//!   module lives until its last stream and the [`Gpu`] are dropped.
+//! - Entry points borrow their inputs and outputs only while they enqueue. A cust
+//!   `DeviceBuffer` dropped while a queued kernel still uses it is freed with `cuMemFree`, a
+//!   synchronizing call: it waits for the device's work in flight before the memory goes
+//!   (tests/gpu_streams drops inputs under queued sgemvs). That wait is device-wide: drop
+//!   buffers after a `synchronize` to avoid stalling other streams.
+use crate::entries::entry_names;
+use crate::error::{alloc, Check, Error, Result};
 use crate::image::{ImageChoice, KernelImages, LoadedImage, MIN_COMPUTE_CAPABILITY};
-use crate::ladder::ladder_names;
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
-use cust::function::{BlockSize, Function, GridSize};
-use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::function::Function;
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Per-`Gpu` scratch: per-block partials (grown on demand), the zeroed ticket counter of
-/// the single-launch reductions and the flagged slots (zero between launches). Used in
-/// stream order only.
-pub(crate) struct Workspace {
-    pub partials: DeviceBuffer<u64>,
-    pub counter: DeviceBuffer<u32>,
-    pub flagged: DeviceBuffer<u64>,
-}
+/// 64-bit words of the result slots: the largest value call result, a `MinMax<f64>`.
+const RESULT_WORDS: usize = 2;
+/// Initial size of the partials and flagged scratch (in 64-bit words); it grows by doubling.
+const INITIAL_SCRATCH_WORDS: usize = 1024;
 
-/// One CUDA device with the library's kernels loaded.
-///
-/// Entry points enqueue on the handle's stream; those that return host values wait for it.
-/// The handle is `Send` but not `Sync`: use one per thread (they share the device's primary
-/// context).
-pub struct Gpu {
-    /// Kernel handles by name, looked up once. Declared before `module` so they drop first;
-    /// the `'static` stands for "as long as `module`" (see `launch`).
-    functions: RefCell<HashMap<String, Function<'static>>>,
-    /// `ladder::ladder_names()`, so that a ladder launch formats nothing.
-    pub(crate) ladder_names: Vec<String>,
-    pub(crate) module: Module,
-    pub(crate) stream: Stream,
-    pub(crate) workspace: RefCell<Workspace>,
+/// What every handle and stream of one device shares: context, module, kernel table and the
+/// device's counts. Immutable after open.
+struct Loaded {
+    /// Every entry point (`entries::entry_names` order), resolved at open. Declared before
+    /// `_module` so it drops first; the `'static` stands for "as long as `_module`".
+    functions: Vec<Function<'static>>,
+    _module: Module,
     name: String,
     sm_count: u32,
     max_threads_per_sm: u32,
+    max_grid_x: u32,
     l2_bytes: usize,
+    ordinal: u32,
     compute_capability: (u32, u32),
     image: LoadedImage,
     context: Context,
+}
+
+impl Loaded {
+    /// Makes the context current on the calling thread (if it is not already).
+    fn bind(&self) -> Result<()> {
+        let mut current = std::ptr::null_mut();
+        // SAFETY: cuCtxGetCurrent writes one context handle. On failure, set_current reports.
+        let ok = unsafe { cust::sys::cuCtxGetCurrent(&mut current) } == cust::sys::CUresult::CUDA_SUCCESS;
+        if ok && current == self.context.as_raw() {
+            return Ok(());
+        }
+        CurrentContext::set_current(&self.context).check("cuCtxSetCurrent")
+    }
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        // The module unloads in this context, whichever thread drops the last reference.
+        let _ = self.bind();
+    }
+}
+
+/// Scratch of one stream, used in that stream's order only (under its lock).
+struct Scratch {
+    partials: DeviceBuffer<u64>,
+    /// Zeroed u32 ticket counter of `finish::LAST_BLOCK` (kernels leave it zero).
+    counter: DeviceBuffer<u32>,
+    /// Zeroed 64-bit slots of `finish::FLAGGED` (kernels leave them zero).
+    flagged: DeviceBuffer<u64>,
+    /// Where value calls write their result on the device.
+    result: DeviceBuffer<u64>,
+    /// Page-locked host copy of `result`.
+    host: LockedBuffer<u64>,
+    /// Device allocations made so far (for tests: value calls stop allocating once grown).
+    allocations: usize,
+}
+
+/// A stream of the library with its own scratch; every entry point is a method of it.
+/// Obtained from [`Gpu::new_stream`]; [`Gpu`] derefs to its default one.
+///
+/// `Send + Sync`. Dropping it waits for its queued work before freeing its scratch.
+pub struct GpuStream {
+    scratch: Mutex<Scratch>,
+    stream: Stream,
+    shared: Arc<Loaded>,
+}
+
+/// One CUDA device with the library's kernels loaded, `Send + Sync`: open it once per
+/// device and share it (`Arc<Gpu>`). Entry points (reached through `Deref`) run on the
+/// handle's default stream; [`Gpu::new_stream`] gives further streams.
+pub struct Gpu {
+    default: GpuStream,
+}
+
+impl std::ops::Deref for Gpu {
+    type Target = GpuStream;
+    fn deref(&self) -> &GpuStream {
+        &self.default
+    }
 }
 
 impl Gpu {
@@ -56,148 +122,238 @@ impl Gpu {
         let context = Context::new(device).check("cuDevicePrimaryCtxRetain")?;
         CurrentContext::set_current(&context).check("cuCtxSetCurrent")?;
         let attr = |a| device.get_attribute(a).check("cuDeviceGetAttribute");
-        let (major, minor) = (
+        let compute_capability = (
             attr(DeviceAttribute::ComputeCapabilityMajor)? as u32,
             attr(DeviceAttribute::ComputeCapabilityMinor)? as u32,
         );
+        let (major, minor) = compute_capability;
         let image = images
             .pick(choice, major, minor)
-            .ok_or(Error::UnsupportedDevice { compute_capability: (major, minor), minimum: MIN_COMPUTE_CAPABILITY })?;
+            .ok_or(Error::UnsupportedDevice { compute_capability, minimum: MIN_COMPUTE_CAPABILITY })?;
         let module = match image {
             LoadedImage::Cubin { sm } => {
                 Module::from_cubin(images.cubin(sm).expect("a picked cubin"), &[]).check("cuModuleLoadData")?
             }
             LoadedImage::Ptx => Module::from_ptx(images.ptx, &[]).check("cuModuleLoadData")?,
         };
-        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).check("cuStreamCreate")?;
-        let sm_count = attr(DeviceAttribute::MultiprocessorCount)? as u32;
-        let max_threads_per_sm = attr(DeviceAttribute::MaxThreadsPerMultiprocessor)? as u32;
-        let l2_bytes = attr(DeviceAttribute::L2CacheSize)? as usize;
-        let counter = alloc_zeroed(1)?;
-        let workspace = RefCell::new(Workspace { partials: alloc(1024)?, counter, flagged: alloc_zeroed(1024)? });
-        Ok(Gpu {
-            functions: RefCell::new(HashMap::new()),
-            ladder_names: ladder_names(),
-            module,
-            stream,
-            workspace,
+        let functions = entry_names()
+            .iter()
+            .map(|name| {
+                let f = module.get_function(name).check("cuModuleGetFunction")?;
+                // SAFETY: the handle lives in `Loaded::functions`, which drops before `_module`.
+                Ok(unsafe { std::mem::transmute::<Function<'_>, Function<'static>>(f) })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let shared = Arc::new(Loaded {
+            functions,
+            sm_count: attr(DeviceAttribute::MultiprocessorCount)? as u32,
+            max_threads_per_sm: attr(DeviceAttribute::MaxThreadsPerMultiprocessor)? as u32,
+            max_grid_x: attr(DeviceAttribute::MaxGridDimX)? as u32,
+            l2_bytes: attr(DeviceAttribute::L2CacheSize)? as usize,
             name: device.name().check("cuDeviceGetName")?,
-            sm_count,
-            max_threads_per_sm,
-            l2_bytes,
-            compute_capability: (major, minor),
+            ordinal,
+            compute_capability,
             image,
+            _module: module,
             context,
-        })
+        });
+        Ok(Gpu { default: GpuStream::new(shared)? })
+    }
+
+    /// A new stream on this device with its own scratch, sharing the loaded kernels.
+    pub fn new_stream(&self) -> Result<GpuStream> {
+        GpuStream::new(self.default.shared.clone())
+    }
+
+    /// The handle's default stream (also reached through `Deref`).
+    pub fn default_stream(&self) -> &GpuStream {
+        &self.default
+    }
+}
+
+impl GpuStream {
+    fn new(shared: Arc<Loaded>) -> Result<GpuStream> {
+        shared.bind()?;
+        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).check("cuStreamCreate")?;
+        let host = LockedBuffer::new(&0u64, RESULT_WORDS).check("cuMemAllocHost")?;
+        let scratch = Scratch {
+            partials: alloc(INITIAL_SCRATCH_WORDS)?,
+            counter: alloc(1)?,
+            flagged: alloc(INITIAL_SCRATCH_WORDS)?,
+            result: alloc(RESULT_WORDS)?,
+            host,
+            allocations: 4,
+        };
+        zero_async(&stream, &scratch.counter)?;
+        zero_async(&stream, &scratch.flagged)?;
+        // A value call copies whole words of the slot; the kernel may write fewer bytes.
+        zero_async(&stream, &scratch.result)?;
+        Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared })
     }
 
     pub fn name(&self) -> &str {
-        &self.name
+        &self.shared.name
     }
     pub fn sm_count(&self) -> u32 {
-        self.sm_count
+        self.shared.sm_count
     }
     pub fn max_threads_per_sm(&self) -> u32 {
-        self.max_threads_per_sm
+        self.shared.max_threads_per_sm
+    }
+    /// The device's largest grid (blocks in x).
+    pub fn max_grid_x(&self) -> u32 {
+        self.shared.max_grid_x
     }
     pub fn l2_bytes(&self) -> usize {
-        self.l2_bytes
+        self.shared.l2_bytes
+    }
+    /// The device's ordinal (as `Gpu::new` took it).
+    pub fn ordinal(&self) -> u32 {
+        self.shared.ordinal
     }
     /// (major, minor).
     pub fn compute_capability(&self) -> (u32, u32) {
-        self.compute_capability
+        self.shared.compute_capability
     }
-    /// The kernel image this handle loaded.
+    /// The kernel image the device loaded.
     pub fn image(&self) -> LoadedImage {
-        self.image
+        self.shared.image
     }
+    /// The cust stream, for the caller's own copies and events.
     pub fn stream(&self) -> &Stream {
         &self.stream
     }
 
-    /// Waits for everything enqueued on this handle's stream; reports kernel faults.
+    /// Waits for everything enqueued on this stream; reports kernel faults.
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize().check("cuStreamSynchronize")
     }
 
-    /// Makes this handle's context current on the calling thread (if it is not already).
-    pub(crate) fn bind(&self) -> Result<()> {
-        let mut current = std::ptr::null_mut();
-        // SAFETY: cuCtxGetCurrent writes one context handle. On failure, set_current reports.
-        let ok = unsafe { cust::sys::cuCtxGetCurrent(&mut current) } == cust::sys::CUresult::CUDA_SUCCESS;
-        if ok && current == self.context.as_raw() {
-            return Ok(());
-        }
-        CurrentContext::set_current(&self.context).check("cuCtxSetCurrent")
+    /// Device allocations of this stream's scratch so far. Once the scratch has grown to a
+    /// workload, further calls allocate nothing.
+    pub fn scratch_allocations(&self) -> usize {
+        self.lock().map(|g| g.scratch.allocations).unwrap_or(0)
     }
 
-    /// Launches kernel `name` with the raw argument words `args` (each a `DeviceCopy` value).
-    pub(crate) fn launch(&self, name: &str, grid: u32, block: u32, args: &[&dyn KernelArg]) -> Result<()> {
-        assert!(args.len() <= MAX_KERNEL_ARGS, "{} takes more than {} parameters", name, MAX_KERNEL_ARGS);
-        let mut functions = self.functions.borrow_mut();
-        if !functions.contains_key(name) {
-            let f = self.module.get_function(name).check("cuModuleGetFunction")?;
-            // SAFETY: the handle stays in `functions`, which is dropped before `module`.
-            let f: Function<'static> = unsafe { std::mem::transmute(f) };
-            functions.insert(name.to_string(), f);
-        }
-        let function = &functions[name];
+    /// Binds the context to this thread and takes the stream's scratch lock: the caller then
+    /// enqueues in stream order. A poisoned lock is taken anyway (the scratch stays valid).
+    pub(crate) fn lock(&self) -> Result<Enqueue<'_>> {
+        self.shared.bind()?;
+        let scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(Enqueue { stream: self, scratch })
+    }
+}
+
+impl Drop for GpuStream {
+    fn drop(&mut self) {
+        // Queued kernels may still use the scratch: wait before it is freed (in this context).
+        let _ = self.shared.bind();
+        let _ = self.stream.synchronize();
+    }
+}
+
+/// Zeroes `buffer` on `stream` (stream-ordered, so no device-wide wait).
+fn zero_async<T: DeviceCopy>(stream: &Stream, buffer: &DeviceBuffer<T>) -> Result<()> {
+    let bytes = buffer.len() * std::mem::size_of::<T>();
+    memset_zero(stream, buffer.as_device_ptr().as_raw(), bytes)
+}
+
+fn memset_zero(stream: &Stream, ptr: u64, bytes: usize) -> Result<()> {
+    // SAFETY: callers pass a live allocation of at least `bytes` bytes.
+    let mut bytes_view = unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::<u8>::from_raw(ptr), bytes) };
+    // SAFETY: the memset runs in stream order before any later use of the memory.
+    unsafe { bytes_view.set_zero_async(stream) }.check("cuMemsetD8Async")
+}
+
+/// A stream with its scratch locked: what an entry point enqueues through.
+pub(crate) struct Enqueue<'a> {
+    stream: &'a GpuStream,
+    scratch: MutexGuard<'a, Scratch>,
+}
+
+impl<'a> Enqueue<'a> {
+    pub(crate) fn gpu(&self) -> &GpuStream {
+        self.stream
+    }
+
+    /// Launches entry point `entry` (an `entries` index) with the raw argument words `args`.
+    pub(crate) fn launch(&self, entry: usize, grid: u32, block: u32, args: &[&dyn KernelArg]) -> Result<()> {
+        assert!(args.len() <= MAX_KERNEL_ARGS, "a kernel takes at most {} parameters", MAX_KERNEL_ARGS);
+        let function = &self.stream.shared.functions[entry];
         let mut ptrs = [std::ptr::null_mut(); MAX_KERNEL_ARGS];
         for (p, a) in ptrs.iter_mut().zip(args) {
             *p = a.as_arg_ptr();
         }
         // SAFETY: the callers pass exactly the kernel's parameters, in order, with device
         // pointers they validated; the launch result is checked, faults surface at the next sync.
-        unsafe { self.stream.launch(function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs[..args.len()]) }
-            .check("cuLaunchKernel")
+        unsafe { self.stream.stream.launch(function, grid, block, 0, &ptrs[..args.len()]) }.check("cuLaunchKernel")
     }
 
-    /// A device pointer to `bytes` of scratch for per-block partials, grown as needed.
-    pub(crate) fn partials(&self, bytes: usize) -> Result<u64> {
-        let mut ws = self.workspace.borrow_mut();
-        self.grown(&mut ws.partials, (bytes + 7) / 8, alloc)
-    }
-
-    /// A device pointer to `slots` zeroed 64-bit slots for `finish::FLAGGED` (kernels leave
-    /// them zero), grown as needed.
-    pub(crate) fn flagged_slots(&self, slots: usize) -> Result<u64> {
-        let mut ws = self.workspace.borrow_mut();
-        self.grown(&mut ws.flagged, slots, alloc_zeroed)
-    }
-
-    /// `buffer`'s device pointer once it holds `words`: a smaller one is replaced by a new
-    /// `allocate(next power of two)`.
-    fn grown(
-        &self,
-        buffer: &mut DeviceBuffer<u64>,
-        words: usize,
-        allocate: fn(usize) -> Result<DeviceBuffer<u64>>,
-    ) -> Result<u64> {
-        if buffer.len() < words {
-            self.synchronize()?; // the old buffer may still be in use by queued kernels
-            *buffer = allocate(words.next_power_of_two())?;
+    /// A device pointer to `bytes` of scratch for per-block partials.
+    pub(crate) fn partials(&mut self, bytes: usize) -> Result<u64> {
+        let words = (bytes + 7) / 8;
+        if self.scratch.partials.len() < words {
+            self.grow_wait()?;
+            self.scratch.partials = alloc(words.next_power_of_two())?;
+            self.scratch.allocations += 1;
         }
-        Ok(buffer.as_device_ptr().as_raw())
+        Ok(self.scratch.partials.as_device_ptr().as_raw())
     }
 
-    /// Waits for this handle's stream, then copies `src[..len]` to the host. (Copies run on the
-    /// legacy stream, which does not wait for the non-blocking stream by itself.)
-    pub(crate) fn read_back<T: DeviceCopy + Default + Copy>(&self, src: &DeviceSlice<T>, len: usize) -> Result<Vec<T>> {
-        let mut host = vec![T::default(); len];
-        self.synchronize()?;
-        src.index(..len).copy_to(&mut host[..]).check("cuMemcpyDtoH")?;
-        Ok(host)
+    /// A device pointer to `slots` zeroed 64-bit slots for `finish::FLAGGED`.
+    pub(crate) fn flagged_slots(&mut self, slots: usize) -> Result<u64> {
+        if self.scratch.flagged.len() < slots {
+            self.grow_wait()?;
+            self.scratch.flagged = alloc(slots.next_power_of_two())?;
+            self.scratch.allocations += 1;
+            zero_async(&self.stream.stream, &self.scratch.flagged)?;
+        }
+        Ok(self.scratch.flagged.as_device_ptr().as_raw())
     }
 
-    /// Enqueues `out[0] = 0` (the result of a sum over nothing, or the start of an atomic sum).
-    pub(crate) fn zero_first<T: DeviceCopy + bytemuck::Zeroable>(&self, out: &mut DeviceSlice<T>) -> Result<()> {
-        self.bind()?;
-        // SAFETY: callers checked that `out` holds at least one element.
-        unsafe { out.index(..1).set_zero_async(&self.stream) }.check("cuMemsetD8Async")
+    /// Before a scratch buffer is replaced: queued kernels may still use the old one.
+    fn grow_wait(&self) -> Result<()> {
+        self.stream.synchronize()
     }
 
+    /// The zeroed ticket counter of `finish::LAST_BLOCK`.
     pub(crate) fn counter(&self) -> u64 {
-        self.workspace.borrow().counter.as_device_ptr().as_raw()
+        self.scratch.counter.as_device_ptr().as_raw()
+    }
+
+    /// The device result slot of value calls (`RESULT_WORDS` words).
+    pub(crate) fn result_slot(&self) -> u64 {
+        self.scratch.result.as_device_ptr().as_raw()
+    }
+
+    /// Enqueues zeroing the first `bytes` at `ptr` (a sum over nothing, or an atomic start).
+    pub(crate) fn zero(&self, ptr: u64, bytes: usize) -> Result<()> {
+        memset_zero(&self.stream.stream, ptr, bytes)
+    }
+
+    /// Copies the result slot into the pinned host slot on this stream, waits for this stream
+    /// only, and returns the value as a `V` (a `T`, or `[T; 2]` for minmax).
+    pub(crate) fn read_result<V: Copy>(&mut self) -> Result<V> {
+        let words = (std::mem::size_of::<V>() + 7) / 8;
+        assert!(words <= RESULT_WORDS, "a value call result is at most {} words", RESULT_WORDS);
+        let scratch = &mut *self.scratch;
+        // SAFETY: both slots live as long as the stream; the copy is waited for just below.
+        unsafe { scratch.result.index(..words).async_copy_to(&mut scratch.host[..words], &self.stream.stream) }
+            .check("cuMemcpyDtoHAsync")?;
+        self.stream.synchronize()?;
+        // SAFETY: the pinned slot is 8-byte aligned, holds `words` ≥ size_of::<V>() bytes just
+        // written by the copy; V is a plain value type (integers, floats, pairs of them).
+        Ok(unsafe { std::ptr::read_volatile(scratch.host.as_ptr() as *const V) })
+    }
+
+    /// Waits for this stream, then copies `len` elements at `ptr` to the host.
+    pub(crate) fn read_back<T: DeviceCopy + Default + Copy>(&self, ptr: u64, len: usize) -> Result<Vec<T>> {
+        let mut host = vec![T::default(); len];
+        self.stream.synchronize()?;
+        // SAFETY: callers pass `len` elements of T they wrote on this stream.
+        let src = unsafe { DeviceSlice::from_raw_parts(DevicePointer::<T>::from_raw(ptr), len) };
+        cust::memory::CopyDestination::copy_to(&src, &mut host[..]).check("cuMemcpyDtoH")?;
+        Ok(host)
     }
 }
 

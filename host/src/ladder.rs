@@ -40,8 +40,9 @@ impl LadderKernel {
         LADDER_STEPS[self as usize]
     }
 
-    /// Blocks to launch for `n` elements (the step's launch arithmetic).
-    pub fn grid(self, n: usize, block: u32, grain: u32, sm_count: u32, max_threads_per_sm: u32) -> u32 {
+    /// Blocks to launch for `n` elements (the step's launch arithmetic); the host checks it
+    /// against the device's largest grid (`launch::check_grid`).
+    pub fn grid(self, n: usize, block: u32, grain: u32, sm_count: u32, max_threads_per_sm: u32) -> usize {
         let b = block as usize;
         let blocks = match self {
             LadderKernel::InterleavedDivergent
@@ -54,7 +55,7 @@ impl LadderKernel {
             }
             LadderKernel::Vectorized => vectorized_grid(4 * n, block, grain, sm_count, max_threads_per_sm) as usize,
         };
-        blocks.max(1) as u32
+        blocks.max(1)
     }
 }
 
@@ -150,8 +151,8 @@ fn entry_name(kernel: LadderKernel, type_name: &str, block: u32) -> String {
     format!("reduce_{}_{}_b{}", kernel.step_name(), type_name, block)
 }
 
-/// Every ladder entry point in (step, type, block) order, built once per `Gpu` so that a
-/// launch formats nothing; see [`ladder_index`].
+/// Every ladder entry point in (step, type, block) order: the first part of the table a `Gpu`
+/// resolves at open (`entries`), so that a launch formats nothing; see [`ladder_index`].
 pub(crate) fn ladder_names() -> Vec<String> {
     let mut names = Vec::new();
     for &kernel in LadderKernel::ALL.iter() {

@@ -29,13 +29,14 @@ pub fn fast_launch(bytes: usize) -> (u32, u32) {
     (block, grain)
 }
 
-/// Fails with `TooLarge` past the 32-bit element counts the kernels index with.
-pub(crate) fn check_len(what: &'static str, len: usize) -> Result<()> {
-    let max = u32::MAX as usize;
-    if len > max {
-        return Err(Error::TooLarge { what, len, max });
+/// `blocks` as a launch's grid: `TooLarge` past the device's largest grid (`max_grid_x`).
+/// Lengths themselves are 64-bit in every kernel; only a one-element-per-thread ladder step
+/// can need more blocks than a grid holds (past 2^31 · block elements).
+pub fn check_grid(blocks: usize, max_grid_x: u32) -> Result<u32> {
+    if blocks > max_grid_x as usize {
+        return Err(Error::TooLarge { what: "grid blocks", len: blocks, max: max_grid_x as usize });
     }
-    Ok(())
+    Ok(blocks as u32)
 }
 
 /// `a / b` rounded up.

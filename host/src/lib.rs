@@ -1,7 +1,9 @@
 //! Safe host API for the library's kernels, on `cust`: reductions and sgemv on a [`Gpu`].
 //!
 //! Inputs are `&DeviceSlice<T>`, outputs `&mut DeviceSlice<T>`; every entry point returns a
-//! [`Result`] with the one [`Error`] enum.
+//! [`Result`] with the one [`Error`] enum. A [`Gpu`] is shared between threads; each
+//! [`GpuStream`] has its own scratch (see [`gpu`] for streams and drop semantics).
+mod entries;
 pub mod error;
 pub mod gpu;
 pub mod image;
@@ -13,7 +15,7 @@ pub mod typed;
 
 pub use cust;
 pub use error::{Error, Result};
-pub use gpu::Gpu;
+pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
 pub use ladder::{ladder_entry_point, Finish, LadderKernel, ReduceStrategy, SumElement};

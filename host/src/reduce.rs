@@ -1,19 +1,24 @@
 //! Sums over f32 and i32 with every step of the ladder selectable ([`crate::ladder`]).
+use crate::entries::finish_entry;
 use crate::error::{Error, Result};
-use crate::gpu::{raw, Gpu};
+use crate::gpu::{raw, Enqueue, GpuStream};
 use crate::ladder::{ladder_index, Finish, ReduceStrategy, SumElement};
-use crate::launch::check_len;
+use crate::launch::check_grid;
 use cust::memory::DeviceSlice;
 use kernels::config::{finish, FINISH_BLOCK};
 
-impl Gpu {
-    /// Sum of `input` (0 for empty input). i32 sums wrap on overflow.
+impl GpuStream {
+    /// Sum of `input` (0 for empty input). i32 sums wrap on overflow. The kernel writes the
+    /// stream's result slot, one async copy brings it to pinned memory, and the call waits for
+    /// this stream only.
     pub fn reduce_sum<T: SumElement>(&self, input: &DeviceSlice<T>, strategy: ReduceStrategy) -> Result<T> {
-        let mut out = crate::error::alloc::<T>(1)?;
-        if let Some(v) = self.reduce_sum_into(input, &mut out, strategy)? {
-            return Ok(v);
+        strategy.validate()?;
+        let mut q = self.lock()?;
+        let out = q.result_slot();
+        match enqueue_sum(&mut q, input, out, strategy)? {
+            Some(v) => Ok(v),
+            None => q.read_result::<T>(),
         }
-        Ok(self.read_back(&out, 1)?[0])
     }
 
     /// Enqueues the sum of `input` into `out[0]` without waiting, except with `Finish::Host`,
@@ -28,50 +33,58 @@ impl Gpu {
         if out.is_empty() {
             return Err(Error::LengthMismatch { what: "out", expected: 1, actual: 0 });
         }
-        check_len("input length", input.len())?;
-        self.bind()?;
-        let (kernel, fin, block, grain) = strategy.resolve(input.len() * std::mem::size_of::<T>());
-        let n = input.len();
-        let out_ptr = out.as_device_ptr().as_raw();
-        if n == 0 {
-            if fin == Finish::Host {
-                return Ok(Some(T::default()));
-            }
-            self.zero_first(out)?;
-            return Ok(None);
+        let mut q = self.lock()?;
+        enqueue_sum(&mut q, input, out.as_device_ptr().as_raw(), strategy)
+    }
+}
+
+/// Enqueues the sum of `input` into the device word at `out_ptr` (a validated strategy); with
+/// `Finish::Host` waits and returns the value instead.
+fn enqueue_sum<T: SumElement>(
+    q: &mut Enqueue<'_>,
+    input: &DeviceSlice<T>,
+    out_ptr: u64,
+    strategy: ReduceStrategy,
+) -> Result<Option<T>> {
+    let size = std::mem::size_of::<T>();
+    let (kernel, fin, block, grain) = strategy.resolve(input.len() * size);
+    let n = input.len();
+    if n == 0 {
+        if fin == Finish::Host {
+            return Ok(Some(T::default()));
         }
-        let grid = kernel.grid(n, block, grain, self.sm_count(), self.max_threads_per_sm());
-        let partials = match fin {
-            Finish::Flagged => self.flagged_slots(grid as usize)?,
-            _ => self.partials(grid as usize * std::mem::size_of::<T>())?,
-        };
-        let counter = self.counter();
-        let mode = match fin {
-            Finish::Atomic => finish::ATOMIC,
-            Finish::LastBlock => finish::LAST_BLOCK,
-            Finish::Flagged => finish::FLAGGED,
-            Finish::SecondPass | Finish::Host => finish::PARTIALS,
-        };
-        if fin == Finish::Atomic {
-            self.zero_first(out)?;
+        q.zero(out_ptr, size)?;
+        return Ok(None);
+    }
+    let gpu = q.gpu();
+    let grid = check_grid(kernel.grid(n, block, grain, gpu.sm_count(), gpu.max_threads_per_sm()), gpu.max_grid_x())?;
+    let partials = match fin {
+        Finish::Flagged => q.flagged_slots(grid as usize)?,
+        _ => q.partials(grid as usize * size)?,
+    };
+    let counter = q.counter();
+    let mode = match fin {
+        Finish::Atomic => finish::ATOMIC,
+        Finish::LastBlock => finish::LAST_BLOCK,
+        Finish::Flagged => finish::FLAGGED,
+        Finish::SecondPass | Finish::Host => finish::PARTIALS,
+    };
+    if fin == Finish::Atomic {
+        q.zero(out_ptr, size)?;
+    }
+    let (ptr, len) = raw(input);
+    q.launch(
+        ladder_index::<T>(kernel, block),
+        grid,
+        block,
+        &[&ptr, &len, &grain, &mode, &partials, &counter, &out_ptr],
+    )?;
+    match fin {
+        Finish::SecondPass => {
+            q.launch(finish_entry(T::NAME), 1, FINISH_BLOCK, &[&partials, &(grid as usize), &out_ptr])?;
+            Ok(None)
         }
-        let (ptr, len) = raw(input);
-        let name = &self.ladder_names[ladder_index::<T>(kernel, block)];
-        self.launch(name, grid, block, &[&ptr, &len, &grain, &mode, &partials, &counter, &out_ptr])?;
-        match fin {
-            Finish::SecondPass => {
-                let name = format!("reduce_finish_{}", T::NAME);
-                self.launch(&name, 1, FINISH_BLOCK, &[&partials, &(grid as usize), &out_ptr])?;
-                Ok(None)
-            }
-            Finish::Host => {
-                // SAFETY: the partials buffer holds at least `grid` elements of T, written above.
-                let slice = unsafe {
-                    DeviceSlice::from_raw_parts(cust::memory::DevicePointer::<T>::from_raw(partials), grid as usize)
-                };
-                Ok(Some(T::host_sum(&self.read_back(&slice, grid as usize)?)))
-            }
-            Finish::Atomic | Finish::LastBlock | Finish::Flagged => Ok(None),
-        }
+        Finish::Host => Ok(Some(T::host_sum(&q.read_back::<T>(partials, grid as usize)?))),
+        Finish::Atomic | Finish::LastBlock | Finish::Flagged => Ok(None),
     }
 }

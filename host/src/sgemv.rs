@@ -1,10 +1,12 @@
 //! sgemv: `y = alpha * A x + beta * y`, A row-major m×n with leading dimension `lda`.
+use crate::entries::sgemv_entry;
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
-use crate::launch::{check_len, resident_blocks};
+use crate::gpu::GpuStream;
+use crate::launch::resident_blocks;
 use cust::memory::DeviceSlice;
 use kernels::config::{
-    SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, VECTOR_BYTES, WARP_SIZE,
+    SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, VECTOR_BYTES,
+    WARP_SIZE,
 };
 
 /// Which sgemv kernel runs.
@@ -35,7 +37,7 @@ impl Default for SgemvKernel {
     }
 }
 
-/// Options of [`Gpu::sgemv`]; the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`.
+/// Options of [`GpuStream::sgemv`](crate::GpuStream::sgemv); the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SgemvOptions {
     pub alpha: f32,
@@ -162,21 +164,22 @@ impl SgemvKernel {
         }
     }
 
+    /// Position in [`SgemvKernel::EXPLICIT`] and `kernels::config::SGEMV_ENTRIES` (not `Auto`).
+    pub fn index(self) -> usize {
+        SgemvKernel::EXPLICIT.iter().position(|&k| k == self).expect("an explicit sgemv kernel")
+    }
+
     /// Entry point, threads per block and blocks for `m` rows: enough blocks for every warp
-    /// to get a tile, at most `resident_blocks` (warps then stride over further tiles).
-    pub fn launch_config(self, m: usize, resident_blocks: u32) -> (String, u32, u32) {
-        let name = match self {
-            SgemvKernel::N32 => "sgemv_n32".to_string(),
-            SgemvKernel::N128 => "sgemv_n128".to_string(),
-            SgemvKernel::RowsPerWarp(r) => format!("sgemv_rows{}", r),
-            SgemvKernel::Vec4Rows(c) => format!("sgemv_vec4_n{}", c),
-            SgemvKernel::WarpScalar => "sgemv_warp_scalar".to_string(),
-            SgemvKernel::WarpVec4 => "sgemv_warp_vec4".to_string(),
-            SgemvKernel::BlockPerRow => return ("sgemv_block_per_row".to_string(), SGEMV_ROW_BLOCK, m.max(1) as u32),
-            SgemvKernel::Auto => unreachable!("Auto is resolved by choose()"),
-        };
+    /// to get a tile, at most `resident_blocks` (warps then stride over further tiles). Block
+    /// per row: one block per row up to `resident_blocks` (blocks then stride over rows).
+    pub fn launch_config(self, m: usize, resident_blocks: u32) -> (&'static str, u32, u32) {
+        let name = SGEMV_ENTRIES[self.index()];
+        let cap = resident_blocks.max(1) as usize;
+        if self == SgemvKernel::BlockPerRow {
+            return (name, SGEMV_ROW_BLOCK, m.clamp(1, cap) as u32);
+        }
         let rows_per_block = (SGEMV_BLOCK / WARP_SIZE) as usize * self.rows_per_warp_tile();
-        let blocks = ((m + rows_per_block - 1) / rows_per_block).clamp(1, resident_blocks.max(1) as usize);
+        let blocks = ((m + rows_per_block - 1) / rows_per_block).clamp(1, cap);
         (name, SGEMV_BLOCK, blocks as u32)
     }
 }
@@ -193,7 +196,9 @@ pub fn validate_sgemv(
     if lda < n {
         return Err(Error::LeadingDimension { lda, n });
     }
-    let a_needed = if m == 0 { 0 } else { (m - 1) * lda + n };
+    // (m - 1)·lda + n, which only an absurd shape overflows (no slice is that long).
+    let a_needed = if m == 0 { Some(0) } else { (m - 1).checked_mul(lda).and_then(|e| e.checked_add(n)) };
+    let a_needed = a_needed.ok_or(Error::TooLarge { what: "(m - 1) * lda + n", len: usize::MAX, max: a.1 })?;
     if a.1 < a_needed {
         return Err(Error::LengthMismatch { what: "A", expected: a_needed, actual: a.1 });
     }
@@ -203,12 +208,10 @@ pub fn validate_sgemv(
     if y_len != m {
         return Err(Error::LengthMismatch { what: "y", expected: m, actual: y_len });
     }
-    check_len("m", m)?;
-    check_len("lda", lda)?;
     Ok(SgemvShape { m, n, lda, a_addr: a.0, x_addr: x.0 })
 }
 
-impl Gpu {
+impl GpuStream {
     /// Enqueues `y = alpha * A x + beta * y` (A row-major m×n, `opts.lda` ≥ n) without waiting.
     /// m = 0 does nothing; n = 0 gives `y = beta * y`. With beta = 0, y is not read.
     /// Errors: `LengthMismatch` (A shorter than (m-1)·lda+n, x ≠ n, y ≠ m), `LeadingDimension`,
@@ -233,16 +236,15 @@ impl Gpu {
             k => k,
         };
         kernel.validate(&shape)?;
-        self.bind()?;
+        let q = self.lock()?;
         let resident = resident_blocks(SGEMV_BLOCK, self.sm_count(), self.max_threads_per_sm());
-        let (name, block, grid) = kernel.launch_config(m, resident);
+        let (_, block, grid) = kernel.launch_config(m, resident);
         let y_ptr = y.as_device_ptr().as_raw();
-        let (m32, n32, lda32) = (m as u32, n as u32, lda as u32);
-        self.launch(
-            &name,
+        q.launch(
+            sgemv_entry(kernel.index()),
             grid,
             block,
-            &[&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m32, &n32, &lda32, &opts.alpha, &opts.beta, &y_ptr],
+            &[&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m, &n, &lda, &opts.alpha, &opts.beta, &y_ptr],
         )
     }
 }

@@ -1,14 +1,15 @@
 //! Typed reductions: sum, min, max and minmax over u8, i8, u16, i16, i32, u32, f32 and f64.
 //!
 //! - Sums accumulate wider: unsigned → u64, signed → i64, f32 → f32 (or f64 with
-//!   [`Gpu::sum_f32_f64acc`]), f64 → f64. A sum of an empty slice is 0.
+//!   [`GpuStream::sum_f32_f64acc`]), f64 → f64. A sum of an empty slice is 0.
 //! - min, max and minmax of an empty slice are `Error::Empty`.
 //! - Floats: NaN propagates (any NaN in the input gives NaN, as `torch.aminmax`); -0.0 orders
 //!   below +0.0; ±inf are ordinary values.
 //! - Every call is one deterministic launch (16-byte vector loads, last-block finish).
-use crate::error::{alloc, Error, Result};
-use crate::gpu::{raw, Gpu};
-use crate::launch::{check_len, fast_launch, vectorized_grid};
+use crate::entries::{f64acc_entry, typed_entry};
+use crate::error::{Error, Result};
+use crate::gpu::{raw, Enqueue, GpuStream};
+use crate::launch::{fast_launch, vectorized_grid};
 use cust::memory::{DeviceCopy, DeviceSlice};
 
 /// An element type of the typed reductions.
@@ -48,38 +49,62 @@ pub fn typed_entry_point<T: TypedElement>(op: TypedOp) -> String {
     format!("{}_{}", op.name(), T::NAME)
 }
 
-impl Gpu {
-    /// Enqueues kernel `name` over `input`, writing its accumulator(s) to `out`.
-    fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
-        &self,
-        name: &str,
-        input: &DeviceSlice<T>,
-        out: &mut DeviceSlice<A>,
-    ) -> Result<()> {
-        check_len("input length", input.len())?;
-        self.bind()?;
-        let bytes = input.len() * std::mem::size_of::<T>();
-        let (block, grain) = fast_launch(bytes);
-        let grid = vectorized_grid(bytes, block, grain, self.sm_count(), self.max_threads_per_sm());
-        // Partials hold one accumulator per block; a MinMax is at most two of them.
-        let partials = self.partials(grid as usize * 2 * std::mem::size_of::<A>())?;
-        let counter = self.counter();
-        let (ptr, len) = raw(input);
-        let out_ptr = out.as_device_ptr().as_raw();
-        self.launch(name, grid, block, &[&ptr, &len, &partials, &counter, &out_ptr])
-    }
+/// Enqueues typed kernel `entry` over `input` (not empty), writing its accumulator(s) at `out_ptr`.
+fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
+    q: &mut Enqueue<'_>,
+    entry: usize,
+    input: &DeviceSlice<T>,
+    out_ptr: u64,
+) -> Result<()> {
+    let bytes = input.len() * std::mem::size_of::<T>();
+    let (block, grain) = fast_launch(bytes);
+    let gpu = q.gpu();
+    let grid = vectorized_grid(bytes, block, grain, gpu.sm_count(), gpu.max_threads_per_sm());
+    // Partials hold one accumulator per block; a MinMax is at most two of them.
+    let partials = q.partials(grid as usize * 2 * std::mem::size_of::<A>())?;
+    let counter = q.counter();
+    let (ptr, len) = raw(input);
+    q.launch(entry, grid, block, &[&ptr, &len, &partials, &counter, &out_ptr])
+}
 
-    fn need_out<A: DeviceCopy>(out: &DeviceSlice<A>, len: usize) -> Result<()> {
-        if out.len() < len {
-            return Err(Error::LengthMismatch { what: "out", expected: len, actual: out.len() });
-        }
-        Ok(())
+/// Enqueues the sum of `input` (f64-accumulated for f32 when `f64acc`) at `out_ptr`.
+fn enqueue_sum<T: TypedElement, A: DeviceCopy>(
+    q: &mut Enqueue<'_>,
+    input: &DeviceSlice<T>,
+    out_ptr: u64,
+    f64acc: bool,
+) -> Result<()> {
+    if input.is_empty() {
+        return q.zero(out_ptr, std::mem::size_of::<A>());
     }
+    let entry = if f64acc { f64acc_entry() } else { typed_entry(TypedOp::Sum as usize, T::NAME) };
+    enqueue_typed::<T, A>(q, entry, input, out_ptr)
+}
 
-    /// Enqueues `op` over `input` into `out` without waiting: sum → `out[0]` (an accumulator,
-    /// reinterpret as `T::Sum`); min/max → `out[0]`; minmax → `out[0]` = min, `out[1]` = max.
-    /// For sums, `out` must be `T::Sum`-typed: use [`Gpu::sum_into`]. Empty input: `Error::Empty`
-    /// for min/max/minmax.
+/// Enqueues min, max or minmax of `input` at `out_ptr`; `Error::Empty` on empty input.
+fn enqueue_extreme<T: TypedElement>(
+    q: &mut Enqueue<'_>,
+    op: TypedOp,
+    input: &DeviceSlice<T>,
+    out_ptr: u64,
+) -> Result<()> {
+    if input.is_empty() {
+        return Err(Error::Empty { op: op.name() });
+    }
+    enqueue_typed::<T, T>(q, typed_entry(op as usize, T::NAME), input, out_ptr)
+}
+
+fn need_out<A: DeviceCopy>(out: &DeviceSlice<A>, len: usize) -> Result<()> {
+    if out.len() < len {
+        return Err(Error::LengthMismatch { what: "out", expected: len, actual: out.len() });
+    }
+    Ok(())
+}
+
+impl GpuStream {
+    /// Enqueues `op` over `input` into `out` without waiting: min/max → `out[0]`; minmax →
+    /// `out[0]` = min, `out[1]` = max. Sums need a `T::Sum`-typed `out`: use [`GpuStream::sum_into`].
+    /// Empty input: `Error::Empty`.
     pub fn reduce_into<T: TypedElement>(
         &self,
         op: TypedOp,
@@ -89,66 +114,77 @@ impl Gpu {
         match op {
             TypedOp::Sum => Err(Error::Unsupported { what: "sum into an element-typed buffer: use sum_into".into() }),
             TypedOp::Min | TypedOp::Max | TypedOp::MinMax => {
-                if input.is_empty() {
-                    return Err(Error::Empty { op: op.name() });
-                }
-                Self::need_out(out, if op == TypedOp::MinMax { 2 } else { 1 })?;
-                self.enqueue_typed(&typed_entry_point::<T>(op), input, out)
+                need_out(out, if op == TypedOp::MinMax { 2 } else { 1 })?;
+                enqueue_extreme(&mut self.lock()?, op, input, out.as_device_ptr().as_raw())
             }
         }
     }
 
     /// Enqueues the sum of `input` into `out[0]` without waiting.
     pub fn sum_into<T: TypedElement>(&self, input: &DeviceSlice<T>, out: &mut DeviceSlice<T::Sum>) -> Result<()> {
-        Self::need_out(out, 1)?;
-        if input.is_empty() {
-            return self.zero_first(out);
-        }
-        self.enqueue_typed(&typed_entry_point::<T>(TypedOp::Sum), input, out)
+        need_out(out, 1)?;
+        enqueue_sum::<T, T::Sum>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), false)
     }
 
     /// Enqueues the f64-accumulated sum of f32 `input` into `out[0]` without waiting.
     pub fn sum_f32_f64acc_into(&self, input: &DeviceSlice<f32>, out: &mut DeviceSlice<f64>) -> Result<()> {
-        Self::need_out(out, 1)?;
-        if input.is_empty() {
-            return self.zero_first(out);
-        }
-        self.enqueue_typed("sum_f32_f64acc", input, out)
+        need_out(out, 1)?;
+        enqueue_sum::<f32, f64>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), true)
     }
 
-    /// Sum of `input` in its wider accumulator (0 when empty).
+    /// Sum of `input` in its wider accumulator (0 when empty). Value calls (this and the four
+    /// below) write the stream's result slot, copy it to pinned memory on the stream and wait
+    /// for this stream only; they allocate nothing once the stream's scratch has grown.
     pub fn sum<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T::Sum> {
-        let mut out = alloc::<T::Sum>(1)?;
-        self.sum_into(input, &mut out)?;
-        Ok(self.read_back(&out, 1)?[0])
+        let mut q = self.lock()?;
+        let out = q.result_slot();
+        enqueue_sum::<T, T::Sum>(&mut q, input, out, false)?;
+        q.read_result()
     }
 
     /// Sum of f32 `input` accumulated in f64.
     pub fn sum_f32_f64acc(&self, input: &DeviceSlice<f32>) -> Result<f64> {
-        let mut out = alloc::<f64>(1)?;
-        self.sum_f32_f64acc_into(input, &mut out)?;
-        Ok(self.read_back(&out, 1)?[0])
+        let mut q = self.lock()?;
+        let out = q.result_slot();
+        enqueue_sum::<f32, f64>(&mut q, input, out, true)?;
+        q.read_result()
     }
 
     /// Minimum of `input`; `Error::Empty` when empty.
     pub fn min<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T> {
-        let mut out = alloc::<T>(1)?;
-        self.reduce_into(TypedOp::Min, input, &mut out)?;
-        Ok(self.read_back(&out, 1)?[0])
+        self.extreme(TypedOp::Min, input)
     }
 
     /// Maximum of `input`; `Error::Empty` when empty.
     pub fn max<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T> {
-        let mut out = alloc::<T>(1)?;
-        self.reduce_into(TypedOp::Max, input, &mut out)?;
-        Ok(self.read_back(&out, 1)?[0])
+        self.extreme(TypedOp::Max, input)
     }
 
     /// (minimum, maximum) of `input` in one pass; `Error::Empty` when empty.
     pub fn minmax<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<(T, T)> {
-        let mut out = alloc::<T>(2)?;
-        self.reduce_into(TypedOp::MinMax, input, &mut out)?;
-        let v = self.read_back(&out, 2)?;
-        Ok((v[0], v[1]))
+        let [lo, hi] = self.extreme::<T, [T; 2]>(TypedOp::MinMax, input)?;
+        Ok((lo, hi))
+    }
+
+    fn extreme<T: TypedElement, V: Copy>(&self, op: TypedOp, input: &DeviceSlice<T>) -> Result<V> {
+        let mut q = self.lock()?;
+        let out = q.result_slot();
+        enqueue_extreme(&mut q, op, input, out)?;
+        q.read_result()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_entries_match_the_entry_point_names() {
+        let names = crate::entries::entry_names();
+        for &op in TypedOp::ALL.iter() {
+            assert_eq!(names[typed_entry(op as usize, u8::NAME)], typed_entry_point::<u8>(op));
+            assert_eq!(names[typed_entry(op as usize, f64::NAME)], typed_entry_point::<f64>(op));
+            assert_eq!(names[typed_entry(op as usize, i16::NAME)], typed_entry_point::<i16>(op));
+        }
     }
 }

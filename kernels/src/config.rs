@@ -72,6 +72,22 @@ pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
 /// Column counts of the float4 rows-per-warp kernels `sgemv_vec4_n{cols}` (n ≤ cols, n % 4 == 0):
 /// cols / 4 lanes per row, 128 / cols rows per warp step. 128 is `sgemv_n128`.
 pub const SGEMV_VEC4_COLS: [u32; 5] = [4, 8, 16, 32, 64];
+/// sgemv entry points, in the order of the host's `SgemvKernel::EXPLICIT`.
+pub const SGEMV_ENTRIES: [&str; 13] = [
+    "sgemv_n32",
+    "sgemv_n128",
+    "sgemv_rows2",
+    "sgemv_rows4",
+    "sgemv_rows8",
+    "sgemv_vec4_n4",
+    "sgemv_vec4_n8",
+    "sgemv_vec4_n16",
+    "sgemv_vec4_n32",
+    "sgemv_vec4_n64",
+    "sgemv_warp_scalar",
+    "sgemv_warp_vec4",
+    "sgemv_block_per_row",
+];
 /// Row groups in one warp's tile, with all their loads issued before any reduction.
 pub const SGEMV_ROW_UNROLL: u32 = 4;
 

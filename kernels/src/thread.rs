@@ -1,7 +1,7 @@
 //! Thread level: vector loads and each thread's share of a device-wide reduction.
 use crate::config::{VECTOR_BYTES, VECTOR_UNROLL};
 use crate::ops::{Element, Fold};
-use cuda_std::thread::{block_dim_x, grid_dim_x, index_1d};
+use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 
 /// One 16-byte read-only load (`ld.global.nc.v4.u32`). `p` must be 16-byte aligned.
 #[inline(always)]
@@ -13,10 +13,25 @@ pub unsafe fn load_v4(p: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
-/// Global thread index and the number of threads in the grid.
+/// This block's index, widened before any arithmetic: `block · B + tid` passes 2^32 on inputs
+/// past 2^32 elements. Use it (and [`grid_blocks`]) wherever a block index scales an element index.
+#[inline(always)]
+pub fn block_index() -> usize {
+    block_idx_x() as usize
+}
+
+/// Blocks in the grid, widened (see [`block_index`]).
+#[inline(always)]
+pub fn grid_blocks() -> usize {
+    grid_dim_x() as usize
+}
+
+/// Global thread index and the number of threads in the grid, in 64 bits: a grid of one
+/// element per thread over more than 2^32 elements has more than 2^32 threads.
 #[inline(always)]
 pub fn grid_position() -> (usize, usize) {
-    (index_1d() as usize, (grid_dim_x() * block_dim_x()) as usize)
+    let block = block_dim_x() as usize;
+    (block_index() * block + thread_idx_x() as usize, grid_blocks() * block)
 }
 
 /// This thread's fold of `input` with 16-byte vector loads and `VECTOR_UNROLL` loads in flight.

@@ -1,9 +1,11 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [ladder|auto|tuning|typed|sgemv]...` (all by default).
+//! Usage: `bench [value|ladder|auto|tuning|typed|sgemv]...` (all by default).
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
-use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
+use cudakernels::cust::memory::{
+    AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer,
+};
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{
     open_with, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, ReduceStrategy, Result, SgemvKernel,
@@ -183,7 +185,7 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         cudakernels::cust::module::Module::from_ptx(cudakernels::PTX, &[]).map_err(Error::cuda("cuModuleLoadData"))?;
     let f = module.get_function("sgemv_rows8").map_err(Error::cuda("cuModuleGetFunction"))?;
     let (a, x, y) = (a1[0].as_device_ptr().as_raw(), x1[0].as_device_ptr().as_raw(), y1[0].as_device_ptr().as_raw());
-    let (len, m_n_lda, alpha, beta) = (1usize, 1u32, 1.0f32, 0.0f32);
+    let (len, m_n_lda, alpha, beta) = (1usize, 1usize, 1.0f32, 0.0f32);
     fn arg<T>(v: &T) -> *mut std::ffi::c_void {
         v as *const T as *mut std::ffi::c_void
     }
@@ -308,8 +310,96 @@ fn auto_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
+/// Host microseconds of each of `calls` calls of `f` after 100 untimed ones: (median, mean,
+/// every call's check passed).
+fn per_call_us(calls: usize, mut f: impl FnMut() -> Result<bool>) -> Result<(f64, f64, bool)> {
+    let mut ok = true;
+    for _ in 0..100 {
+        ok &= f()?;
+    }
+    let mut us = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let start = std::time::Instant::now();
+        ok &= f()?;
+        us.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    let mean = us.iter().sum::<f64>() / calls as f64;
+    us.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    Ok((us[calls / 2], mean, ok))
+}
+
+/// A value returned to the host, as a program waits for it: µs per call on the host clock, on
+/// one input (in L2). Peers in the same run: `torch_peers.py` (section value) and
+/// One value call of the bench, returning whether its result was right.
+type ValueCall<'a> = Box<dyn FnMut() -> Result<bool> + 'a>;
+
+/// `native_peers` (CUB + pinned copy + stream sync), timed the same way.
+fn value_table(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
+    const VALUE_CALLS: usize = 5000;
+    println!("### value to the host (host clock per call, median and mean of {})\n", VALUE_CALLS);
+    println!("| call | stream | n | median µs | mean µs | check |");
+    println!("|---|---|---|---|---|---|");
+    let other = gpu.new_stream()?;
+    for &log_n in [12usize, 20].iter() {
+        let n = 1usize << log_n;
+        // Small integers: every summation order gives the exact sum.
+        let host: Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
+        let want = host.iter().map(|&v| v as f64).sum::<f64>() as f32;
+        let x = DeviceBuffer::from_slice(&host).map_err(Error::cuda("cuMemcpyHtoD"))?;
+        for (stream, s) in [("default", gpu.default_stream()), ("new_stream", &other)] {
+            let rows: [(&str, ValueCall<'_>); 3] = [
+                ("reduce_sum(Auto)", Box::new(|| Ok(s.reduce_sum(&x, ReduceStrategy::Auto)? == want))),
+                ("sum", Box::new(|| Ok(s.sum(&x)? == want))),
+                ("minmax", Box::new(|| Ok(s.minmax(&x)? == (-3.0, 3.0)))),
+            ];
+            for (call, f) in rows {
+                let (median, mean, ok) = per_call_us(VALUE_CALLS, f)?;
+                let check = if ok { "ok" } else { "FAIL" };
+                println!("| {} | {} | 2^{} | {:.2} | {:.2} | {} |", call, stream, log_n, median, mean, check);
+            }
+        }
+        value_breakdown(gpu, &x, want, log_n)?;
+    }
+    println!();
+    Ok(())
+}
+
+/// Where a value call's time goes (default stream, Auto): the same sum enqueued into a device
+/// buffer then a stream sync (no copy); written by the kernel straight into page-locked host
+/// memory through its unified address (no copy engine); and a sync of the idle stream.
+fn value_breakdown(gpu: &Gpu, x: &DeviceBuffer<f32>, want: f32, log_n: usize) -> Result<()> {
+    const CALLS: usize = 2000;
+    let mut dev_out = DeviceBuffer::<f32>::zeroed(1).map_err(Error::cuda("cuMemAlloc"))?;
+    let into_sync = per_call_us(CALLS, || {
+        gpu.reduce_sum_into(x, &mut dev_out, ReduceStrategy::Auto)?;
+        gpu.synchronize()?;
+        Ok(true)
+    })?;
+    let pinned = LockedBuffer::new(&f32::NAN, 1).map_err(Error::cuda("cuMemAllocHost"))?;
+    // SAFETY: with unified addressing, cuMemAllocHost memory is device-accessible at its host
+    // address; the slot outlives every call below, each waited for before the read.
+    let mut slot = unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::from_raw(pinned.as_ptr() as u64), 1) };
+    let mapped = per_call_us(CALLS, || {
+        gpu.reduce_sum_into(x, &mut slot, ReduceStrategy::Auto)?;
+        gpu.synchronize()?;
+        // SAFETY: the kernel's write is complete after the stream sync; volatile, as the device wrote it.
+        Ok(unsafe { std::ptr::read_volatile(pinned.as_ptr()) } == want)
+    })?;
+    let sync_only = per_call_us(CALLS, || gpu.synchronize().map(|_| true))?;
+    for (what, (median, mean, ok)) in [
+        ("reduce_sum_into + synchronize (no copy)", into_sync),
+        ("reduce_sum_into the pinned slot, mapped (no copy engine)", mapped),
+        ("synchronize of the idle stream", sync_only),
+    ] {
+        let check = if ok { "ok" } else { "FAIL" };
+        println!("| {} | default | 2^{} | {:.2} | {:.2} | {} |", what, log_n, median, mean, check);
+    }
+    Ok(())
+}
+
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 5] = [
+const SECTIONS: [(&str, Section); 6] = [
+    ("value", value_table),
     ("ladder", ladder_table),
     ("auto", auto_table),
     ("tuning", fast_path_tuning),

@@ -1,7 +1,7 @@
 //! Shared test helpers: GPU detection with an honest skip, fresh random inputs, transfers.
 #![allow(dead_code)]
-use cudakernels::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
-use cudakernels::{Gpu, ImageChoice};
+use cudakernels::cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cudakernels::{Gpu, GpuStream, ImageChoice};
 use std::io::Write;
 
 /// The GPU, or `None` after printing a skip line (printed past the test harness's capture).
@@ -37,6 +37,10 @@ impl Rng {
         let seed = std::env::var("TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(t ^ h);
         Rng { seed, state: seed }
     }
+    /// A generator from a given seed (e.g. one per thread, derived from a fresh one).
+    pub fn with_seed(seed: u64) -> Rng {
+        Rng { seed, state: seed }
+    }
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.state;
@@ -61,7 +65,19 @@ pub fn upload<T: DeviceCopy>(host: &[T]) -> DeviceBuffer<T> {
     DeviceBuffer::from_slice(host).expect("upload")
 }
 
-pub fn download<T: DeviceCopy + Default + Clone>(gpu: &Gpu, dev: &DeviceSlice<T>) -> Vec<T> {
+/// Uploads `host` in `stream`'s order (a kernel on a non-blocking stream does not wait for
+/// the legacy stream's copies), then waits for it.
+pub fn upload_on<T: DeviceCopy>(stream: &GpuStream, host: &[T]) -> DeviceBuffer<T> {
+    // SAFETY: the buffer is fully written by the copy before anything reads it.
+    let mut dev = unsafe { DeviceBuffer::uninitialized(host.len()) }.expect("alloc");
+    // SAFETY: `host` outlives the copy, which is waited for below.
+    unsafe { dev.async_copy_from(host, stream.stream()) }.expect("upload");
+    stream.synchronize().expect("synchronize");
+    dev
+}
+
+/// Waits for `gpu` (any stream of the library), then copies `dev` to the host.
+pub fn download<T: DeviceCopy + Default + Clone>(gpu: &GpuStream, dev: &DeviceSlice<T>) -> Vec<T> {
     gpu.synchronize().expect("synchronize");
     let mut host = vec![T::default(); dev.len()];
     dev.copy_to(&mut host[..]).expect("download");

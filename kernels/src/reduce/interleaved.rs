@@ -4,14 +4,15 @@
 use super::tree_scratch;
 use crate::block::sync_threads;
 use crate::ops::ReduceOp;
-use cuda_std::thread::{block_idx_x, thread_idx_x};
+use crate::thread::block_index;
+use cuda_std::thread::thread_idx_x;
 
 /// Loads `input[block * B + tid]` (identity past the end) into shared memory.
 #[inline(always)]
 pub(super) unsafe fn load_one<O: ReduceOp, const B: u32>(input: &[O::Acc]) -> *mut O::Acc {
     let sdata = tree_scratch::<O::Acc>();
     let tid = thread_idx_x();
-    let i = (block_idx_x() * B + tid) as usize;
+    let i = block_index() * B as usize + tid as usize; // 64-bit: n may pass 2^32
     *sdata.add(tid as usize) = if i < input.len() { input[i] } else { O::identity() };
     sync_threads();
     sdata

@@ -31,6 +31,17 @@ pub use unrolled::{complete_unroll, unrolled_warp};
 pub use vectorized::vectorized;
 pub use warp_shuffle::warp_shuffle;
 
+/// The tree's result in `sdata[0]`, read by thread 0 only: it is valid in thread 0 only, and
+/// after a warp-synchronous tail (no block barrier) other warps' reads would race with warp 0.
+#[inline(always)]
+unsafe fn tree_result<O: crate::ops::ReduceOp>(sdata: *const O::Acc) -> O::Acc {
+    if cuda_std::thread::thread_idx_x() == 0 {
+        *sdata
+    } else {
+        O::identity()
+    }
+}
+
 /// Shared memory for the tree steps: one 4-byte slot per thread of the largest block.
 #[inline(always)]
 fn tree_scratch<T>() -> *mut T {

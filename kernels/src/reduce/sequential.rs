@@ -3,7 +3,8 @@ use super::interleaved::load_one;
 use super::tree_scratch;
 use crate::block::sync_threads;
 use crate::ops::ReduceOp;
-use cuda_std::thread::{block_idx_x, thread_idx_x};
+use crate::thread::block_index;
+use cuda_std::thread::thread_idx_x;
 
 /// Tree over `sdata[0..B]` with stride halving from B/2 while `s > stop`: active threads are
 /// contiguous and accesses conflict-free. Leaves the partial results in `sdata[0..2*stop]`.
@@ -33,7 +34,7 @@ pub unsafe fn sequential<O: ReduceOp, const B: u32>(input: &[O::Acc], _grain: u3
 pub(super) unsafe fn load_two<O: ReduceOp, const B: u32>(input: &[O::Acc]) -> *mut O::Acc {
     let sdata = tree_scratch::<O::Acc>();
     let tid = thread_idx_x();
-    let i = (block_idx_x() * 2 * B + tid) as usize;
+    let i = block_index() * (2 * B) as usize + tid as usize; // 64-bit: n may pass 2^32
     let n = input.len();
     let mut v = if i < n { input[i] } else { O::identity() };
     if i + (B as usize) < n {

@@ -1,5 +1,6 @@
 //! Steps 5–6: unrolling. Both load two elements per thread (grid = ceil(n / 2B)).
 use super::sequential::{load_two, tree_sequential};
+use super::tree_result;
 use crate::block::sync_threads;
 use crate::ops::ReduceOp;
 use crate::warp;
@@ -31,7 +32,7 @@ pub unsafe fn unrolled_warp<O: ReduceOp, const B: u32>(input: &[O::Acc], _grain:
     if thread_idx_x() < 32 {
         warp_tail::<O>(sdata);
     }
-    *sdata
+    tree_result::<O>(sdata)
 }
 
 /// One tree step of the fully unrolled reduction, present only when the block has `2 * s`
@@ -52,7 +53,7 @@ unsafe fn unrolled_step<O: ReduceOp, const B: u32>(sdata: *mut O::Acc, s: u32) {
 pub unsafe fn complete_unroll<O: ReduceOp, const B: u32>(input: &[O::Acc], _grain: u32) -> O::Acc {
     let sdata = load_two::<O, B>(input);
     tree_unrolled::<O, B>(sdata);
-    *sdata
+    tree_result::<O>(sdata)
 }
 
 /// The fully unrolled tree over `sdata[0..B]`, result in `sdata[0]`.

@@ -2,7 +2,8 @@
 //! Each kernel's shape follows the column count so that a warp's 32 lanes stay busy and loads
 //! coalesce.
 //!
-//! Every entry point takes `(a, x, m, n, lda, alpha, beta, y)`. Warps are persistent: the
+//! Every entry point takes `(a, x, m, n, lda, alpha, beta, y)`, shapes in 64 bits (A may hold
+//! more than 2^32 elements; row offsets `row * lda` are 64-bit products). Warps are persistent: the
 //! host launches at most the blocks the device keeps resident, and each warp strides over
 //! tiles of rows (`for_each_tile`), so blocks do not retire after a few hundred bytes.
 //!
@@ -40,10 +41,11 @@ fn dot4(a: [u32; 4], x: [u32; 4]) -> f32 {
 /// tile `w`, then `w + W`, `w + 2W`, … (w = global warp index, W = warps in the grid).
 #[inline(always)]
 unsafe fn for_each_tile(m: usize, rows: usize, mut tile: impl FnMut(usize)) {
-    use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
+    use crate::thread::{block_index, grid_blocks};
+    use cuda_std::thread::{block_dim_x, thread_idx_x};
     let warps_per_block = (block_dim_x() / crate::config::WARP_SIZE) as usize;
-    let warp = block_idx_x() as usize * warps_per_block + (thread_idx_x() / crate::config::WARP_SIZE) as usize;
-    let stride = grid_dim_x() as usize * warps_per_block * rows;
+    let warp = block_index() * warps_per_block + (thread_idx_x() / crate::config::WARP_SIZE) as usize;
+    let stride = grid_blocks() * warps_per_block * rows;
     let mut first = warp * rows;
     while first < m {
         tile(first);
@@ -54,8 +56,8 @@ unsafe fn for_each_tile(m: usize, rows: usize, mut tile: impl FnMut(usize)) {
 macro_rules! sgemv_entry {
     ($($name:ident => $body:path;)*) => {$(
         #[kernel]
-        pub unsafe fn $name(a: &[f32], x: &[f32], m: u32, n: u32, lda: u32, alpha: f32, beta: f32, y: *mut f32) {
-            $body(a.as_ptr(), x.as_ptr(), m as usize, n as usize, lda as usize, alpha, beta, y);
+        pub unsafe fn $name(a: &[f32], x: &[f32], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
+            $body(a.as_ptr(), x.as_ptr(), m, n, lda, alpha, beta, y);
         }
     )*};
 }

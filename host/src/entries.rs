@@ -1,0 +1,64 @@
+//! Every kernel entry point in one fixed order: the table a [`crate::Gpu`] resolves once at
+//! open, so that a launch looks its function up by index, without a lock or a string.
+use crate::ladder::ladder_names;
+use kernels::config::{LADDER_BLOCKS, LADDER_STEPS, LADDER_TYPES, SGEMV_ENTRIES, TYPED_OPS, TYPED_TYPES};
+
+const LADDER: usize = LADDER_STEPS.len() * LADDER_TYPES.len() * LADDER_BLOCKS.len();
+const FINISH: usize = LADDER;
+const TYPED: usize = FINISH + LADDER_TYPES.len();
+const F64ACC: usize = TYPED + TYPED_OPS.len() * TYPED_TYPES.len();
+const SGEMV: usize = F64ACC + 1;
+
+/// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
+/// passes, the typed ops by (op, type), `sum_f32_f64acc`, then the sgemv kernels.
+pub(crate) fn entry_names() -> Vec<String> {
+    let mut names = ladder_names();
+    debug_assert_eq!(names.len(), LADDER);
+    names.extend(LADDER_TYPES.iter().map(|t| format!("reduce_finish_{}", t)));
+    for op in TYPED_OPS.iter() {
+        names.extend(TYPED_TYPES.iter().map(|t| format!("{}_{}", op, t)));
+    }
+    names.push("sum_f32_f64acc".into());
+    names.extend(SGEMV_ENTRIES.iter().map(|s| s.to_string()));
+    names
+}
+
+/// The second pass of the ladder over element type `type_name`.
+pub(crate) fn finish_entry(type_name: &str) -> usize {
+    FINISH + LADDER_TYPES.iter().position(|&t| t == type_name).expect("a ladder type")
+}
+
+/// Typed op number `op` (in `TYPED_OPS`) over `type_name`.
+pub(crate) fn typed_entry(op: usize, type_name: &str) -> usize {
+    TYPED + op * TYPED_TYPES.len() + TYPED_TYPES.iter().position(|&t| t == type_name).expect("a typed type")
+}
+
+/// `sum_f32_f64acc`.
+pub(crate) fn f64acc_entry() -> usize {
+    F64ACC
+}
+
+/// sgemv kernel number `k` in `SGEMV_ENTRIES`.
+pub(crate) fn sgemv_entry(k: usize) -> usize {
+    SGEMV + k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_index_names_its_entry_point() {
+        let names = entry_names();
+        assert_eq!(names.len(), SGEMV + SGEMV_ENTRIES.len());
+        assert_eq!(names[finish_entry("i32")], "reduce_finish_i32");
+        assert_eq!(names[typed_entry(3, "f64")], "minmax_f64");
+        assert_eq!(names[typed_entry(0, "u8")], "sum_u8");
+        assert_eq!(names[f64acc_entry()], "sum_f32_f64acc");
+        assert_eq!(names[sgemv_entry(12)], "sgemv_block_per_row");
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "entry names are unique");
+    }
+}

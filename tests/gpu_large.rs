@@ -1,0 +1,150 @@
+//! Lengths past 2^32: u8 and f32 reductions, every ladder step, and sgemv with A of more than
+//! 2^32 elements. Inputs are filled on the device (memset) with distinct values placed past
+//! 2^32, where a 32-bit index would wrap onto the start. One test, run case after case, with
+//! each case's buffers freed before the next (peak about 18 GB of device memory).
+mod common;
+use common::{download, gpu, Rng, U32};
+use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cudakernels::{Finish, Gpu, LadderKernel, ReduceStrategy, SgemvKernel, SgemvOptions};
+
+const TWO32: usize = 1 << 32;
+/// Device memory the largest case needs, with room for scratch.
+const PEAK_BYTES: usize = 20 << 30;
+
+/// `len` elements, all `fill` (a memset of its bits), then `placed` from element `at`.
+fn filled<T: DeviceCopy + bytemuck::Pod>(gpu: &Gpu, len: usize, fill: u32, at: usize, placed: &[T]) -> DeviceBuffer<T> {
+    // SAFETY: every element is written by the memset below before any read.
+    let mut buf = unsafe { DeviceBuffer::<T>::uninitialized(len) }.expect("alloc");
+    // SAFETY: the memset and copy run in the stream's order; `placed` outlives the wait below.
+    unsafe {
+        match std::mem::size_of::<T>() {
+            1 => buf.set_8_async(fill as u8, gpu.stream()),
+            4 => buf.set_32_async(fill, gpu.stream()),
+            _ => unreachable!("1- or 4-byte elements"),
+        }
+        .expect("memset");
+        buf.index(at..at + placed.len()).async_copy_from(placed, gpu.stream()).expect("place");
+    }
+    gpu.synchronize().expect("fill");
+    buf
+}
+
+fn bytes_past_2_pow_32(gpu: &Gpu) {
+    let n = TWO32 + 5;
+    let placed = [9u8, 0, 250, 255, 2];
+    let buf = filled(gpu, n, 1, TWO32, &placed);
+    let want = TWO32 as u64 + placed.iter().map(|&v| v as u64).sum::<u64>();
+    assert_eq!(gpu.sum(&buf).unwrap(), want, "u8 sum at 2^32 + 5");
+    assert_eq!(gpu.minmax(&buf).unwrap(), (0, 255), "u8 minmax at 2^32 + 5");
+    assert_eq!((gpu.min(&buf).unwrap(), gpu.max(&buf).unwrap()), (0, 255));
+    // A view starting off the 16-byte grid: scalar head, then vectors past 2^32.
+    assert_eq!(gpu.sum(&buf.index(3..)).unwrap(), want - 3, "u8 sum of a view at offset 3");
+    let mut out = DeviceBuffer::from_slice(&[0xdead_beefu64]).unwrap();
+    gpu.sum_into(&buf, &mut out).unwrap();
+    assert_eq!(download(gpu, &out)[0], want, "u8 sum_into");
+}
+
+fn floats_past_2_pow_32(gpu: &Gpu) {
+    let n = TWO32 + 3;
+    let placed = [-7.5f32, 0.25, 1.0e6];
+    let buf = filled(gpu, n, 1.0f32.to_bits(), TWO32, &placed);
+    let want = TWO32 as f64 + placed.iter().map(|&v| v as f64).sum::<f64>();
+    let abs = TWO32 as f64 + placed.iter().map(|&v| v.abs() as f64).sum::<f64>();
+    assert_eq!(gpu.minmax(&buf).unwrap(), (-7.5, 1.0e6), "f32 minmax at 2^32 + 3");
+    // Every partial is a multiple of 1/4 below 2^53: the f64-accumulated sum is exact.
+    assert_eq!(gpu.sum_f32_f64acc(&buf).unwrap(), want, "f32 sum (f64 accumulator) at 2^32 + 3");
+    // f32 accumulators: each thread's sum is exact (quarter-integers below 2^21); the block
+    // trees (depth ≤ 10) and the fold of at most the resident blocks may round once a step.
+    let grid = LadderKernel::Vectorized.grid(n, 1024, 4, gpu.sm_count(), gpu.max_threads_per_sm());
+    let tol = (grid + 16) as f64 * U32 * abs;
+    for (what, got) in
+        [("sum", gpu.sum(&buf).unwrap()), ("reduce_sum Auto", gpu.reduce_sum(&buf, ReduceStrategy::Auto).unwrap())]
+    {
+        assert!((got as f64 - want).abs() <= tol, "f32 {} at 2^32 + 3: got {} want {} tol {}", what, got, want, tol);
+    }
+    // Every ladder step on the same bits as i32: wrapping sums are exact.
+    // SAFETY: the same allocation viewed as i32 (same size and alignment), read only.
+    let ints = unsafe { DeviceSlice::from_raw_parts(buf.as_device_ptr().cast::<i32>(), n) };
+    let bits = |v: f32| v.to_bits() as i32;
+    let want_i32 = placed.iter().fold((bits(1.0)).wrapping_mul(TWO32 as i32), |s, &v| s.wrapping_add(bits(v)));
+    let want_i64 = bits(1.0) as i64 * TWO32 as i64 + placed.iter().map(|&v| bits(v) as i64).sum::<i64>();
+    assert_eq!(gpu.sum(&ints).unwrap(), want_i64, "i32 typed sum at 2^32 + 3");
+    for &kernel in LadderKernel::ALL.iter() {
+        let grain = match kernel {
+            LadderKernel::GlobalStride | LadderKernel::LocalStride | LadderKernel::WarpShuffle => 8,
+            _ => 1,
+        };
+        for &finish in [Finish::SecondPass, Finish::Atomic].iter() {
+            let s = ReduceStrategy::Ladder { kernel, finish, block: 256, grain };
+            assert_eq!(gpu.reduce_sum(&ints, s).unwrap(), want_i32, "{:?} at 2^32 + 3", s);
+        }
+    }
+}
+
+/// sgemv over an m × n A (lda = n) of more than 2^32 elements: A is 0.5 except random rows
+/// `random` (the first rows and the last ones, where a 32-bit row offset would wrap).
+fn sgemv_past_2_pow_32(gpu: &Gpu, m: usize, n: usize, kernels: &[SgemvKernel], rng: &mut Rng) {
+    assert!(m * n > TWO32);
+    let edge = 8.min(m);
+    let head: Vec<f32> = (0..edge * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+    let tail: Vec<f32> = (0..edge * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+    let a = filled(gpu, m * n, 0.5f32.to_bits(), (m - edge) * n, &tail);
+    // SAFETY: the copy runs on the stream, waited for before `head` drops.
+    unsafe { a.index(..edge * n).async_copy_from(&head[..], gpu.stream()) }.unwrap();
+    let x_host: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+    let x = DeviceBuffer::from_slice(&x_host).unwrap();
+    gpu.synchronize().unwrap();
+    // The row where row · lda first passes 2^32, and its neighbours.
+    let cross = TWO32 / n;
+    let checked: Vec<usize> = (0..edge).chain(cross.saturating_sub(2)..(cross + 3).min(m)).chain(m - edge..m).collect();
+    let row_of = |r: usize| -> Vec<f32> {
+        if r < edge {
+            head[r * n..(r + 1) * n].to_vec()
+        } else if r >= m - edge {
+            tail[(r - (m - edge)) * n..(r - (m - edge) + 1) * n].to_vec()
+        } else {
+            vec![0.5; n]
+        }
+    };
+    for &kernel in kernels {
+        let mut y = filled::<f32>(gpu, m, f32::NAN.to_bits(), 0, &[]);
+        gpu.sgemv(m, n, &a, &x, &mut y, SgemvOptions { kernel, ..SgemvOptions::default() }).unwrap();
+        gpu.synchronize().unwrap();
+        for &r in checked.iter() {
+            let got = download(gpu, &y.index(r..r + 1))[0] as f64;
+            let row = row_of(r);
+            let dot: f64 = row.iter().zip(&x_host).map(|(&a, &x)| a as f64 * x as f64).sum();
+            let abs: f64 = row.iter().zip(&x_host).map(|(&a, &x)| (a as f64 * x as f64).abs()).sum();
+            let tol = 2.0 * ((n + 31) / 32 + 16) as f64 * U32 * abs + 1e-30;
+            assert!(
+                (got - dot).abs() <= tol,
+                "seed {} sgemv {:?} m {} n {} row {}: got {} want {} tol {}",
+                rng.seed,
+                kernel,
+                m,
+                n,
+                r,
+                got,
+                dot,
+                tol
+            );
+        }
+    }
+}
+
+#[test]
+fn lengths_past_2_pow_32() {
+    let gpu = match gpu("lengths_past_2_pow_32") {
+        Some(g) => g,
+        None => return,
+    };
+    let (free, _) = cudakernels::cust::memory::mem_get_info().unwrap();
+    assert!(free >= PEAK_BYTES, "needs {} GiB of free device memory, {} GiB free", PEAK_BYTES >> 30, free >> 30);
+    let mut rng = Rng::fresh("large");
+    bytes_past_2_pow_32(&gpu);
+    floats_past_2_pow_32(&gpu);
+    let wide = [SgemvKernel::Auto, SgemvKernel::WarpScalar, SgemvKernel::BlockPerRow];
+    sgemv_past_2_pow_32(&gpu, (1 << 20) + 3, 4100, &wide, &mut rng);
+    let narrow = [SgemvKernel::Auto, SgemvKernel::RowsPerWarp(2), SgemvKernel::N32];
+    sgemv_past_2_pow_32(&gpu, (1 << 28) + 5, 16, &narrow, &mut rng);
+}

@@ -1,0 +1,118 @@
+//! Every kernel once, on small inputs, checked: what the runner's compute-sanitizer stages
+//! (memcheck, racecheck, synccheck, initcheck) run. Every ladder step with every finish at one
+//! block size, every typed op × type, every sgemv kernel.
+mod common;
+use common::{download, gpu, upload, Rng, U32};
+use cudakernels::config::TYPED_TYPES;
+use cudakernels::{Finish, Gpu, LadderKernel, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
+
+/// Several blocks with a partial last one, for every step at block 256.
+const N: usize = 3 * 256 * 8 + 5;
+const FINISHES: [Finish; 5] = [Finish::Atomic, Finish::SecondPass, Finish::Host, Finish::LastBlock, Finish::Flagged];
+
+fn ladder(gpu: &Gpu, rng: &mut Rng) -> usize {
+    let host: Vec<i32> = (0..N + 1).map(|_| rng.next_u64() as i32).collect();
+    let input = upload(&host);
+    let mut runs = 0;
+    for &offset in [0usize, 1].iter() {
+        let view = input.index(offset..N + offset);
+        let want = host[offset..N + offset].iter().fold(0i32, |s, &v| s.wrapping_add(v));
+        for &kernel in LadderKernel::ALL.iter() {
+            for &finish in FINISHES.iter() {
+                let s = ReduceStrategy::Ladder { kernel, finish, block: 256, grain: 2 };
+                assert_eq!(gpu.reduce_sum(&view, s).unwrap(), want, "seed {} {:?} offset {}", rng.seed, s, offset);
+                let mut out = upload(&[0x5a5a_5a5ai32]);
+                if gpu.reduce_sum_into(&view, &mut out, s).unwrap().is_none() {
+                    assert_eq!(download(gpu, &out)[0], want, "seed {} {:?} into", rng.seed, s);
+                }
+                runs += 1;
+            }
+        }
+    }
+    runs
+}
+
+fn typed<T: TypedElement + PartialOrd>(gpu: &Gpu, host: &[T], sum_ok: impl Fn(T::Sum, &[T]) -> bool) -> usize {
+    let input = upload(host);
+    let view = input.index(1..);
+    let v = &host[1..];
+    let lo = v.iter().copied().fold(v[0], |a, b| if b < a { b } else { a });
+    let hi = v.iter().copied().fold(v[0], |a, b| if b > a { b } else { a });
+    let got = gpu.minmax(&view).unwrap();
+    assert!(got.0 == lo && got.1 == hi, "{} minmax {:?}, want {:?}", T::NAME, got, (lo, hi));
+    assert!(gpu.min(&view).unwrap() == lo && gpu.max(&view).unwrap() == hi, "{} min/max", T::NAME);
+    assert!(sum_ok(gpu.sum(&view).unwrap(), v), "{} sum", T::NAME);
+    let mut out = upload(&[T::default(); 2]);
+    gpu.reduce_into(TypedOp::MinMax, &view, &mut out).unwrap();
+    let pair = download(gpu, &out);
+    assert!(pair[0] == lo && pair[1] == hi, "{} reduce_into minmax", T::NAME);
+    4
+}
+
+fn typed_all(gpu: &Gpu, rng: &mut Rng) -> usize {
+    let n = 5003;
+    let mut ints = || (0..n).map(|_| rng.next_u64()).collect::<Vec<u64>>();
+    macro_rules! int {
+        ($t:ty, $acc:ty) => {{
+            let host: Vec<$t> = ints().iter().map(|&v| v as $t).collect();
+            typed(gpu, &host, |got: $acc, v: &[$t]| got == v.iter().fold(0 as $acc, |s, &x| s.wrapping_add(x as $acc)))
+        }};
+    }
+    let mut runs = int!(u8, u64) + int!(i8, i64) + int!(u16, u64) + int!(i16, i64) + int!(i32, i64) + int!(u32, u64);
+    let floats: Vec<f64> = (0..n).map(|_| rng.range(-1000.0, 1000.0)).collect();
+    let close = |got: f64, v: &[f64]| {
+        let (want, abs) = v.iter().fold((0.0, 0.0), |(s, a), &x| (s + x, a + x.abs()));
+        // ≤ 5003 / 256 elements per thread in order, then two trees of depth ≤ 10.
+        (got - want).abs() <= (n as f64 / 256.0 + 32.0) * U32 * abs
+    };
+    let f32s: Vec<f32> = floats.iter().map(|&v| v as f32).collect();
+    let f32_back: Vec<f64> = f32s.iter().map(|&v| v as f64).collect();
+    runs += typed(gpu, &f32s, |got: f32, _| close(got as f64, &f32_back[1..]));
+    runs += typed(gpu, &floats, |got: f64, v| close(got, v));
+    let got = gpu.sum_f32_f64acc(&upload(&f32s)).unwrap();
+    assert!(close(got, &f32_back), "sum_f32_f64acc");
+    assert_eq!(runs / 4, TYPED_TYPES.len());
+    runs + 1
+}
+
+fn sgemv_all(gpu: &Gpu, rng: &mut Rng) -> usize {
+    let m = 37;
+    let mut runs = 0;
+    for &kernel in SgemvKernel::EXPLICIT.iter() {
+        let mut ran = false;
+        for &n in [4usize, 8, 16, 32, 64, 128, 200].iter() {
+            let a: Vec<f32> = (0..m * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+            let x: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+            let (da, dx) = (upload(&a), upload(&x));
+            let mut dy = upload(&vec![f32::NAN; m]);
+            match gpu.sgemv(m, n, &da, &dx, &mut dy, SgemvOptions { kernel, ..SgemvOptions::default() }) {
+                Ok(()) => {}
+                Err(cudakernels::Error::Unsupported { .. }) => continue,
+                Err(e) => panic!("{:?} n {}: {}", kernel, n, e),
+            }
+            let y = download(gpu, &dy);
+            for r in 0..m {
+                let row = &a[r * n..(r + 1) * n];
+                let dot: f64 = row.iter().zip(&x).map(|(&a, &x)| a as f64 * x as f64).sum();
+                let abs: f64 = row.iter().zip(&x).map(|(&a, &x)| (a as f64 * x as f64).abs()).sum();
+                let tol = 2.0 * ((n + 31) / 32 + 16) as f64 * U32 * abs;
+                assert!((y[r] as f64 - dot).abs() <= tol, "seed {} {:?} n {} row {}", rng.seed, kernel, n, r);
+            }
+            ran = true;
+            runs += 1;
+        }
+        assert!(ran, "{:?} ran on no shape", kernel);
+    }
+    runs
+}
+
+#[test]
+fn every_kernel_once() {
+    let gpu = match gpu("every_kernel_once") {
+        Some(g) => g,
+        None => return,
+    };
+    let mut rng = Rng::fresh("sweep");
+    let runs = ladder(&gpu, &mut rng) + typed_all(&gpu, &mut rng) + sgemv_all(&gpu, &mut rng);
+    assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + SgemvKernel::EXPLICIT.len());
+}
