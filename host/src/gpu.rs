@@ -45,6 +45,8 @@ struct Loaded {
     max_grid_x: u32,
     l2_bytes: usize,
     ordinal: u32,
+    /// Unified addressing: kernels can store into pinned host memory at its host address.
+    unified: bool,
     compute_capability: (u32, u32),
     image: LoadedImage,
     context: Context,
@@ -152,6 +154,7 @@ impl Gpu {
             l2_bytes: attr(DeviceAttribute::L2CacheSize)? as usize,
             name: device.name().check("cuDeviceGetName")?,
             ordinal,
+            unified: attr(DeviceAttribute::UnifiedAddressing)? == 1,
             compute_capability,
             image,
             _module: module,
@@ -321,28 +324,38 @@ impl<'a> Enqueue<'a> {
         self.scratch.counter.as_device_ptr().as_raw()
     }
 
-    /// The device result slot of value calls (`RESULT_WORDS` words).
-    pub(crate) fn result_slot(&self) -> u64 {
-        self.scratch.result.as_device_ptr().as_raw()
-    }
-
     /// Enqueues zeroing the first `bytes` at `ptr` (a sum over nothing, or an atomic start).
     pub(crate) fn zero(&self, ptr: u64, bytes: usize) -> Result<()> {
         memset_zero(&self.stream.stream, ptr, bytes)
     }
 
-    /// Copies the result slot into the pinned host slot on this stream, waits for this stream
-    /// only, and returns the value as a `V` (a `T`, or `[T; 2]` for minmax).
-    pub(crate) fn read_result<V: Copy>(&mut self) -> Result<V> {
+    /// Where a value call's kernel writes its result: with `direct` (a kernel that only
+    /// stores its result) and unified addressing, the pinned host slot itself, so that no copy
+    /// follows; otherwise the device result slot (`RESULT_WORDS` words).
+    pub(crate) fn value_slot(&self, direct: bool) -> u64 {
+        if direct && self.stream.shared.unified {
+            self.scratch.host.as_ptr() as u64
+        } else {
+            self.scratch.result.as_device_ptr().as_raw()
+        }
+    }
+
+    /// Waits for this stream only and returns the value at [`Enqueue::value_slot`]`(direct)`
+    /// as a `V` (a `T`, or `[T; 2]` for minmax), copying it to the pinned slot first where the
+    /// kernel wrote the device slot.
+    pub(crate) fn read_value<V: Copy>(&mut self, direct: bool) -> Result<V> {
         let words = (std::mem::size_of::<V>() + 7) / 8;
         assert!(words <= RESULT_WORDS, "a value call result is at most {} words", RESULT_WORDS);
         let scratch = &mut *self.scratch;
-        // SAFETY: both slots live as long as the stream; the copy is waited for just below.
-        unsafe { scratch.result.index(..words).async_copy_to(&mut scratch.host[..words], &self.stream.stream) }
-            .check("cuMemcpyDtoHAsync")?;
+        if !(direct && self.stream.shared.unified) {
+            // SAFETY: both slots live as long as the stream; the copy is waited for below.
+            unsafe { scratch.result.index(..words).async_copy_to(&mut scratch.host[..words], &self.stream.stream) }
+                .check("cuMemcpyDtoHAsync")?;
+        }
         self.stream.synchronize()?;
-        // SAFETY: the pinned slot is 8-byte aligned, holds `words` ≥ size_of::<V>() bytes just
-        // written by the copy; V is a plain value type (integers, floats, pairs of them).
+        // SAFETY: the pinned slot is 8-byte aligned and holds `words` ≥ size_of::<V>() bytes,
+        // written by the kernel or the copy that the wait above completed; V is a plain value
+        // type (integers, floats, pairs of them).
         Ok(unsafe { std::ptr::read_volatile(scratch.host.as_ptr() as *const V) })
     }
 

@@ -8,16 +8,20 @@ use cust::memory::DeviceSlice;
 use kernels::config::{finish, FINISH_BLOCK};
 
 impl GpuStream {
-    /// Sum of `input` (0 for empty input). i32 sums wrap on overflow. The kernel writes the
-    /// stream's result slot, one async copy brings it to pinned memory, and the call waits for
-    /// this stream only.
+    /// Sum of `input` (0 for empty input). i32 sums wrap on overflow. The kernel stores the
+    /// result straight into the stream's pinned host slot (an atomic finish adds into a device
+    /// slot, copied there after), and the call waits for this stream only.
     pub fn reduce_sum<T: SumElement>(&self, input: &DeviceSlice<T>, strategy: ReduceStrategy) -> Result<T> {
         strategy.validate()?;
+        if input.is_empty() {
+            return Ok(T::default());
+        }
+        let direct = strategy.resolve(input.len() * std::mem::size_of::<T>()).1 != Finish::Atomic;
         let mut q = self.lock()?;
-        let out = q.result_slot();
+        let out = q.value_slot(direct);
         match enqueue_sum(&mut q, input, out, strategy)? {
             Some(v) => Ok(v),
-            None => q.read_result::<T>(),
+            None => q.read_value::<T>(direct),
         }
     }
 

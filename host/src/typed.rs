@@ -133,21 +133,27 @@ impl GpuStream {
     }
 
     /// Sum of `input` in its wider accumulator (0 when empty). Value calls (this and the four
-    /// below) write the stream's result slot, copy it to pinned memory on the stream and wait
-    /// for this stream only; they allocate nothing once the stream's scratch has grown.
+    /// below) have the kernel store the result straight into the stream's pinned host slot and
+    /// wait for this stream only; they allocate nothing once the stream's scratch has grown.
     pub fn sum<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T::Sum> {
+        if input.is_empty() {
+            return Ok(T::Sum::default());
+        }
         let mut q = self.lock()?;
-        let out = q.result_slot();
+        let out = q.value_slot(true);
         enqueue_sum::<T, T::Sum>(&mut q, input, out, false)?;
-        q.read_result()
+        q.read_value(true)
     }
 
     /// Sum of f32 `input` accumulated in f64.
     pub fn sum_f32_f64acc(&self, input: &DeviceSlice<f32>) -> Result<f64> {
+        if input.is_empty() {
+            return Ok(0.0);
+        }
         let mut q = self.lock()?;
-        let out = q.result_slot();
+        let out = q.value_slot(true);
         enqueue_sum::<f32, f64>(&mut q, input, out, true)?;
-        q.read_result()
+        q.read_value(true)
     }
 
     /// Minimum of `input`; `Error::Empty` when empty.
@@ -168,9 +174,9 @@ impl GpuStream {
 
     fn extreme<T: TypedElement, V: Copy>(&self, op: TypedOp, input: &DeviceSlice<T>) -> Result<V> {
         let mut q = self.lock()?;
-        let out = q.result_slot();
+        let out = q.value_slot(true);
         enqueue_extreme(&mut q, op, input, out)?;
-        q.read_result()
+        q.read_value(true)
     }
 }
 

@@ -33,10 +33,12 @@ pub use warp_shuffle::warp_shuffle;
 
 /// The tree's result in `sdata[0]`, read by thread 0 only: it is valid in thread 0 only, and
 /// after a warp-synchronous tail (no block barrier) other warps' reads would race with warp 0.
+/// The read is volatile so that the compiler cannot hoist it out of the branch into every
+/// thread (a plain load was speculated, and racecheck caught the other warps' reads).
 #[inline(always)]
 unsafe fn tree_result<O: crate::ops::ReduceOp>(sdata: *const O::Acc) -> O::Acc {
     if cuda_std::thread::thread_idx_x() == 0 {
-        *sdata
+        core::ptr::read_volatile(sdata)
     } else {
         O::identity()
     }
