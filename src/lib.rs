@@ -30,3 +30,19 @@ pub fn open() -> Result<Gpu> {
 pub fn open_with(ordinal: u32, choice: ImageChoice) -> Result<Gpu> {
     Gpu::new(&IMAGES, ordinal, choice)
 }
+
+/// Opens every visible device and joins them with NCCL (loaded now): `Error::NoDevice`
+/// without a GPU, `Error::NcclUnavailable` without NCCL. One GPU makes a one-rank MultiGpu.
+pub fn open_all() -> Result<MultiGpu> {
+    cust::init(cust::CudaFlags::empty()).map_err(|_| Error::NoDevice)?;
+    let count = cust::device::Device::num_devices().map_err(Error::cuda("cuDeviceGetCount"))?;
+    open_devices(&(0..count).collect::<Vec<_>>())
+}
+
+/// Opens devices `ordinals` (rank i on `ordinals[i]`) and joins them with NCCL.
+pub fn open_devices(ordinals: &[u32]) -> Result<MultiGpu> {
+    if ordinals.is_empty() {
+        return Err(Error::NoDevice);
+    }
+    MultiGpu::new(ordinals.iter().map(|&o| open_with(o, ImageChoice::Auto)).collect::<Result<Vec<_>>>()?)
+}

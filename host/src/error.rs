@@ -27,6 +27,10 @@ pub enum Error {
     /// A count is beyond what the device or the kernels take (a grid past the device's
     /// largest, a shape whose extent overflows 64 bits).
     TooLarge { what: &'static str, len: usize, max: usize },
+    /// NCCL, which multi-GPU work needs, could not be loaded from `library`.
+    NcclUnavailable { library: String, reason: String },
+    /// An NCCL call failed with its status `code`.
+    Nccl { call: &'static str, code: i32, message: String },
 }
 
 impl fmt::Display for Error {
@@ -48,6 +52,14 @@ impl fmt::Display for Error {
                 write!(f, "compute capability {}.{} is below the kernels' minimum {}.{}", a, b, c, d)
             }
             Error::TooLarge { what, len, max } => write!(f, "{} = {} exceeds the maximum {}", what, len, max),
+            Error::NcclUnavailable { library, reason } => write!(
+                f,
+                "multi-GPU work needs NCCL 2, and {} could not be loaded: {}. Install NCCL (Debian/Ubuntu: \
+                 `apt install libnccl2`; or `pip install nvidia-nccl-cu12` and add its lib folder to \
+                 LD_LIBRARY_PATH)",
+                library, reason
+            ),
+            Error::Nccl { call, code, message } => write!(f, "NCCL call {} failed ({}): {}", call, code, message),
         }
     }
 }

@@ -238,6 +238,12 @@ impl GpuStream {
         self.lock().map(|g| g.scratch.allocations).unwrap_or(0)
     }
 
+    /// Makes this device's context current on the calling thread (for the caller's own
+    /// allocations and copies, e.g. before `DeviceBuffer::from_slice` on a second device).
+    pub fn bind(&self) -> Result<()> {
+        self.shared.bind()
+    }
+
     /// Binds the context to this thread and takes the stream's scratch lock: the caller then
     /// enqueues in stream order. A poisoned lock is taken anyway (the scratch stays valid).
     pub(crate) fn lock(&self) -> Result<Enqueue<'_>> {

@@ -17,16 +17,25 @@ pub trait TypedElement: DeviceCopy + Default + Copy + std::fmt::Debug {
     const NAME: &'static str;
     /// The sum's accumulator.
     type Sum: DeviceCopy + bytemuck::Zeroable + Default + Copy + std::fmt::Debug;
+    /// Identity of max (`MIN`, or -inf for floats) and of min (`MAX`, or +inf).
+    const LOWEST: Self;
+    const HIGHEST: Self;
 }
 macro_rules! typed_element {
-    ($($t:ty => $s:ty),*) => {$(
+    ($($t:ty => $s:ty, $lo:expr, $hi:expr);*) => {$(
         impl TypedElement for $t {
             const NAME: &'static str = stringify!($t);
             type Sum = $s;
+            const LOWEST: Self = $lo;
+            const HIGHEST: Self = $hi;
         }
     )*};
 }
-typed_element!(u8 => u64, u16 => u64, u32 => u64, i8 => i64, i16 => i64, i32 => i64, f32 => f32, f64 => f64);
+typed_element!(
+    u8 => u64, u8::MIN, u8::MAX; u16 => u64, u16::MIN, u16::MAX; u32 => u64, u32::MIN, u32::MAX;
+    i8 => i64, i8::MIN, i8::MAX; i16 => i64, i16::MIN, i16::MAX; i32 => i64, i32::MIN, i32::MAX;
+    f32 => f32, f32::NEG_INFINITY, f32::INFINITY; f64 => f64, f64::NEG_INFINITY, f64::INFINITY
+);
 
 /// A typed reduction operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

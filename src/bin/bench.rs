@@ -8,8 +8,8 @@ use cudakernels::cust::memory::{
 };
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{
-    open_with, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, ReduceStrategy, Result, SgemvKernel,
-    SgemvOptions, TypedElement, TypedOp,
+    multi, open_with, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, ReduceStrategy, Result,
+    RowShard, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
 };
 
 const REPS: usize = 30;
@@ -328,11 +328,11 @@ fn per_call_us(calls: usize, mut f: impl FnMut() -> Result<bool>) -> Result<(f64
     Ok((us[calls / 2], mean, ok))
 }
 
-/// A value returned to the host, as a program waits for it: µs per call on the host clock, on
-/// one input (in L2). Peers in the same run: `torch_peers.py` (section value) and
 /// One value call of the bench, returning whether its result was right.
 type ValueCall<'a> = Box<dyn FnMut() -> Result<bool> + 'a>;
 
+/// A value returned to the host, as a program waits for it: µs per call on the host clock, on
+/// one input (in L2). Peers in the same run: `torch_peers.py` (section value) and
 /// `native_peers` (CUB + pinned copy + stream sync), timed the same way.
 fn value_table(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
     const VALUE_CALLS: usize = 5000;
@@ -397,14 +397,110 @@ fn value_breakdown(gpu: &Gpu, x: &DeviceBuffer<f32>, want: f32, log_n: usize) ->
     Ok(())
 }
 
+/// Median host µs of `reps` runs of `f` after 2 untimed ones (multi-GPU calls wait themselves).
+fn wall_us(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    for _ in 0..2 {
+        f()?;
+    }
+    let mut us: Vec<f64> = (0..reps)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            f().map(|_| start.elapsed().as_secs_f64() * 1e6)
+        })
+        .collect::<Result<_>>()?;
+    us.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    Ok(us[reps / 2])
+}
+
+/// Several GPUs: a sharded f32 sum (2^28 per GPU) and a row-sharded sgemv (m = 2^20 per GPU,
+/// n = 128), on GPU 0 alone and on every GPU; aggregate GB/s, scaling, and the join alone
+/// (1-element shards: the shard reductions' launches, the NCCL gather and the folds).
+fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    let all = cudakernels::open_all()?;
+    let ranks = all.ranks();
+    println!("### several GPUs: {} visible, NCCL {} (host clock, median of 20)\n", ranks, all.nccl_version());
+    println!("| what | GPUs | per GPU | µs | aggregate GB/s | % of one GPU's copy × GPUs | scaling |");
+    println!("|---|---|---|---|---|---|---|");
+    drop(all);
+    let counts: Vec<usize> = if ranks > 1 { vec![1, ranks] } else { vec![1] };
+    let (mut sum_one, mut sgemv_one) = (0.0, 0.0);
+    for &k in counts.iter() {
+        let m = cudakernels::open_devices(&(0..k as u32).collect::<Vec<_>>())?;
+        let n = 1usize << 28;
+        let host: Vec<f32> = (0..n).map(|i| (i % 13) as f32 - 6.0).collect();
+        // Small integers: every partial sum is exact in f32, so the result is too.
+        let want = k as f64 * host.iter().map(|&v| v as f64).sum::<f64>();
+        let shards: Vec<_> = m.gpus().iter().map(|g| multi::upload(g, &host)).collect::<Result<_>>()?;
+        drop(host);
+        let views: Vec<&DeviceSlice<f32>> = shards.iter().map(|b| b.as_slice()).collect();
+        let mut ok = true;
+        let us = wall_us(20, || {
+            ok &= m.reduce_sum(&views)?.iter().all(|&v| v as f64 == want);
+            Ok(())
+        })?;
+        let bytes = 4 * n * k;
+        if k == 1 {
+            sum_one = us;
+        }
+        println!(
+            "| f32 sum, Auto + join | {} | 2^28 | {:.1} | {:.0} | {:.1}% | {:.2}× |{}",
+            k,
+            us,
+            gbps(bytes, us / 1e3),
+            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
+            sum_one * k as f64 / us,
+            if ok { "" } else { " WRONG" }
+        );
+        drop(views);
+        drop(shards);
+        let ones: Vec<_> = m.gpus().iter().map(|g| multi::upload(g, &[1.0f32])).collect::<Result<_>>()?;
+        let views: Vec<&DeviceSlice<f32>> = ones.iter().map(|b| b.as_slice()).collect();
+        let us = wall_us(200, || m.reduce_sum(&views).map(|_| ()))?;
+        println!("| join alone (1-element shards) | {} | 1 | {:.1} | | | |", k, us);
+
+        let (rows, cols) = (1usize << 20, 128usize);
+        let a_host: Vec<f32> = (0..rows * cols).map(|i| ((i % 7) as f32 - 3.0) * 0.25).collect();
+        let x_host: Vec<f32> = (0..cols).map(|i| (i % 5) as f32 - 2.0).collect();
+        let a: Vec<_> = m.gpus().iter().map(|g| multi::upload(g, &a_host)).collect::<Result<_>>()?;
+        drop(a_host);
+        let mut xs: Vec<_> = m.gpus().iter().map(|g| multi::upload(g, &x_host)).collect::<Result<_>>()?;
+        let mut ys: Vec<_> = m.gpus().iter().map(|g| multi::upload(g, &vec![0f32; rows])).collect::<Result<_>>()?;
+        let mut shards: Vec<RowShard> = a
+            .iter()
+            .zip(xs.iter_mut())
+            .zip(ys.iter_mut())
+            .map(|((a, x), y)| RowShard { rows, a: a.as_slice(), x, y })
+            .collect();
+        let us = wall_us(20, || {
+            m.sgemv_rows(cols, &mut shards, SgemvOptions::default())?;
+            m.synchronize()
+        })?;
+        if k == 1 {
+            sgemv_one = us;
+        }
+        let bytes = 4 * (rows * cols + rows + cols) * k;
+        println!(
+            "| sgemv rows (x broadcast + Auto) | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
+            k,
+            us,
+            gbps(bytes, us / 1e3),
+            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
+            sgemv_one * k as f64 / us
+        );
+    }
+    println!();
+    Ok(())
+}
+
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 6] = [
+const SECTIONS: [(&str, Section); 7] = [
     ("value", value_table),
     ("ladder", ladder_table),
     ("auto", auto_table),
     ("tuning", fast_path_tuning),
     ("typed", typed_table),
     ("sgemv", sgemv_table),
+    ("multi", multi_table),
 ];
 
 /// Opens device 0 with the SASS in the cubin file `path` (to compare assemblers).

@@ -1,0 +1,390 @@
+//! Several GPUs of one host joined through NCCL: sharded reductions and row-sharded sgemv.
+//!
+//! A [`MultiGpu`] holds one [`Gpu`] per device (rank i = the i-th) and one NCCL communicator
+//! each; NCCL is loaded when it is built ([`crate::nccl`]). Every collective runs on each
+//! rank's default stream, so it is ordered with that rank's kernels.
+//!
+//! How partial results are joined:
+//! - **Integer sums**: an NCCL all-reduce (`ncclSum`), exact in any order.
+//! - **Float sums, min, max, minmax**: an NCCL all-gather of every rank's partial, then each
+//!   rank folds the gathered values with the library's own kernel, in rank order. Floats are
+//!   then deterministic (same shards, same bits), and min/max keep the library's NaN and ±0
+//!   semantics, which NCCL's min/max do not have (nor its 16-bit integer types).
+//!
+//! Every rank ends with the result; value calls return each rank's, in rank order.
+use crate::error::{Check, Error, Result};
+use crate::gpu::Gpu;
+use crate::ladder::{ReduceStrategy, SumElement};
+use crate::nccl::{Comm, DataType, Nccl, RawStream, RedOp};
+use crate::sgemv::SgemvOptions;
+use crate::typed::{TypedElement, TypedOp};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice};
+use std::sync::{Mutex, MutexGuard};
+
+/// 64-bit words of one rank's send slot: the largest partial, a `MinMax<f64>`.
+const SEND_WORDS: usize = 2;
+
+/// Several devices of one host, one NCCL communicator each. `Send + Sync`; one collective
+/// runs at a time (an internal lock).
+pub struct MultiGpu {
+    /// Per rank: `SEND_WORDS` words to send, then `SEND_WORDS` words per rank gathered.
+    join: Mutex<Vec<DeviceBuffer<u64>>>,
+    comms: Vec<Comm>,
+    nccl: Nccl,
+    gpus: Vec<Gpu>,
+}
+
+// SAFETY: the communicators are used only under the `join` lock, one collective at a time.
+unsafe impl Send for MultiGpu {}
+unsafe impl Sync for MultiGpu {}
+
+/// One GPU's part of a row-sharded sgemv: its `rows` rows of A (row-major, `opts.lda` or n
+/// apart), a full-length `x` (rank 0's holds the input; [`MultiGpu::sgemv_rows`] broadcasts it
+/// into the others) and its rows of `y`.
+pub struct RowShard<'a> {
+    pub rows: usize,
+    pub a: &'a DeviceSlice<f32>,
+    pub x: &'a mut DeviceSlice<f32>,
+    pub y: &'a mut DeviceSlice<f32>,
+}
+
+/// How the ranks' partial sums of one accumulator type are joined (see the module doc).
+pub trait JoinSum: DeviceCopy + Default + Copy {
+    /// `Some(type)` for an exact NCCL all-reduce; `None` to gather and fold on the device.
+    const ALL_REDUCE: Option<DataType>;
+    /// Folds the gathered partials on `gpu`, in rank order (only where `ALL_REDUCE` is None).
+    fn fold(gpu: &Gpu, gathered: &DeviceSlice<Self>) -> Result<Self>;
+}
+macro_rules! join_exact {
+    ($($t:ty => $d:expr),*) => {$(
+        impl JoinSum for $t {
+            const ALL_REDUCE: Option<DataType> = Some($d);
+            fn fold(_: &Gpu, _: &DeviceSlice<Self>) -> Result<Self> {
+                unreachable!("integer sums join by all-reduce")
+            }
+        }
+    )*};
+}
+join_exact!(u64 => DataType::U64, i64 => DataType::I64, i32 => DataType::I32);
+impl JoinSum for f32 {
+    const ALL_REDUCE: Option<DataType> = None;
+    fn fold(gpu: &Gpu, gathered: &DeviceSlice<f32>) -> Result<f32> {
+        gpu.reduce_sum(gathered, ReduceStrategy::Auto)
+    }
+}
+impl JoinSum for f64 {
+    const ALL_REDUCE: Option<DataType> = None;
+    fn fold(gpu: &Gpu, gathered: &DeviceSlice<f64>) -> Result<f64> {
+        gpu.sum(gathered)
+    }
+}
+
+impl MultiGpu {
+    /// Joins `gpus` (rank i = `gpus[i]`, distinct devices) with NCCL. `Error::NcclUnavailable`
+    /// where NCCL cannot be loaded.
+    pub fn new(gpus: Vec<Gpu>) -> Result<MultiGpu> {
+        MultiGpu::with_nccl(gpus, Nccl::load()?)
+    }
+
+    /// [`MultiGpu::new`] with an NCCL already loaded.
+    pub fn with_nccl(gpus: Vec<Gpu>, nccl: Nccl) -> Result<MultiGpu> {
+        if gpus.is_empty() {
+            return Err(Error::Unsupported { what: "a MultiGpu of no devices".into() });
+        }
+        let ordinals: Vec<i32> = gpus.iter().map(|g| g.ordinal() as i32).collect();
+        if (1..ordinals.len()).any(|i| ordinals[..i].contains(&ordinals[i])) {
+            return Err(Error::Unsupported {
+                what: format!("devices {:?} repeat one (one rank per device)", ordinals),
+            });
+        }
+        let comms = nccl.init_all(&ordinals)?;
+        let words = SEND_WORDS * (1 + gpus.len());
+        let join = gpus
+            .iter()
+            .map(|g| {
+                g.bind()?;
+                DeviceBuffer::zeroed(words).check("cuMemAlloc")
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(MultiGpu { join: Mutex::new(join), comms, nccl, gpus })
+    }
+
+    /// The devices, in rank order.
+    pub fn gpus(&self) -> &[Gpu] {
+        &self.gpus
+    }
+
+    /// Number of ranks.
+    pub fn ranks(&self) -> usize {
+        self.gpus.len()
+    }
+
+    /// NCCL's version code.
+    pub fn nccl_version(&self) -> i32 {
+        self.nccl.version()
+    }
+
+    /// Splits `host` into `ranks()` contiguous shards as even as can be (the first
+    /// `len % ranks` get one more) and uploads shard i to rank i.
+    pub fn scatter<T: DeviceCopy>(&self, host: &[T]) -> Result<Vec<DeviceBuffer<T>>> {
+        shard_ranges(host.len(), self.ranks())
+            .into_iter()
+            .zip(&self.gpus)
+            .map(|(range, gpu)| upload(gpu, &host[range]))
+            .collect()
+    }
+
+    /// Waits for every rank's default stream.
+    pub fn synchronize(&self) -> Result<()> {
+        self.gpus.iter().try_for_each(|g| g.synchronize())
+    }
+
+    /// Sum over all shards (shard i on rank i; any may be empty), as each rank ends with it.
+    pub fn sum<T: TypedElement>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<T::Sum>>
+    where
+        T::Sum: JoinSum,
+    {
+        self.join_sum(shards, |gpu, shard, out| gpu.sum_into(shard, out))
+    }
+
+    /// [`MultiGpu::sum`] for the ladder's element types with `Auto`'s kernel on every rank.
+    pub fn reduce_sum<T: SumElement + JoinSum>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<T>> {
+        self.join_sum(shards, |gpu, shard, out| gpu.reduce_sum_into(shard, out, ReduceStrategy::Auto).map(|_| ()))
+    }
+
+    /// Minimum over all shards; `Error::Empty` when every shard is empty.
+    pub fn min<T: TypedElement>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<T>> {
+        Ok(self.join_extreme(TypedOp::Min, shards)?.into_iter().map(|(v, _)| v).collect())
+    }
+
+    /// Maximum over all shards; `Error::Empty` when every shard is empty.
+    pub fn max<T: TypedElement>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<T>> {
+        Ok(self.join_extreme(TypedOp::Max, shards)?.into_iter().map(|(v, _)| v).collect())
+    }
+
+    /// (min, max) over all shards; `Error::Empty` when every shard is empty.
+    pub fn minmax<T: TypedElement>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<(T, T)>> {
+        self.join_extreme(TypedOp::MinMax, shards)
+    }
+
+    /// Enqueues a row-sharded `y = alpha·A·x + beta·y`: x is broadcast from rank 0 into every
+    /// rank's `x`, then each rank computes its rows. Row counts may differ (and be 0). Does
+    /// not wait; see [`MultiGpu::gather_rows`] to give every rank the whole y.
+    pub fn sgemv_rows(&self, n: usize, shards: &mut [RowShard<'_>], opts: SgemvOptions) -> Result<()> {
+        self.check_ranks(shards.len())?;
+        for s in shards.iter() {
+            if s.x.len() != n {
+                return Err(Error::LengthMismatch { what: "x", expected: n, actual: s.x.len() });
+            }
+        }
+        let _guard = self.lock();
+        self.group(|r| {
+            let x = shards[r].x.as_device_ptr().as_raw();
+            // SAFETY: every rank's x holds n floats on its device; rank 0's is the source.
+            unsafe { self.nccl.broadcast(x, x, n * 4, DataType::U8, 0, self.comms[r], self.raw_stream(r)) }
+        })?;
+        for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
+            gpu.sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
+        }
+        Ok(())
+    }
+
+    /// Enqueues copying every rank's rows of y (`shards[i].y`, in rank order) into each rank's
+    /// `full` y, whose length must be the sum of the row counts.
+    pub fn gather_rows(&self, shards: &[RowShard<'_>], full: &mut [&mut DeviceSlice<f32>]) -> Result<()> {
+        self.check_ranks(shards.len())?;
+        self.check_ranks(full.len())?;
+        let m: usize = shards.iter().map(|s| s.rows).sum();
+        for (s, f) in shards.iter().zip(full.iter()) {
+            if s.y.len() != s.rows {
+                return Err(Error::LengthMismatch { what: "y", expected: s.rows, actual: s.y.len() });
+            }
+            if f.len() != m {
+                return Err(Error::LengthMismatch { what: "full y", expected: m, actual: f.len() });
+            }
+        }
+        let _guard = self.lock();
+        let mut offset = 0;
+        for (root, s) in shards.iter().enumerate() {
+            if s.rows > 0 {
+                let send = s.y.as_device_ptr().as_raw();
+                self.group(|r| {
+                    let recv = full[r].as_device_ptr().as_raw() + 4 * offset as u64;
+                    // SAFETY: `send` holds `rows` floats on the root's device; each `recv`
+                    // holds them from `offset` on its own device (lengths checked above).
+                    unsafe {
+                        self.nccl.broadcast(
+                            send,
+                            recv,
+                            4 * s.rows,
+                            DataType::U8,
+                            root as i32,
+                            self.comms[r],
+                            self.raw_stream(r),
+                        )
+                    }
+                })?;
+            }
+            offset += s.rows;
+        }
+        Ok(())
+    }
+
+    fn check_ranks(&self, given: usize) -> Result<()> {
+        if given != self.ranks() {
+            return Err(Error::LengthMismatch { what: "shards (one per GPU)", expected: self.ranks(), actual: given });
+        }
+        Ok(())
+    }
+
+    /// One collective sequence at a time (the join buffers and communicators are shared).
+    fn lock(&self) -> MutexGuard<'_, Vec<DeviceBuffer<u64>>> {
+        self.join.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn raw_stream(&self, rank: usize) -> RawStream {
+        self.gpus[rank].stream().as_inner() as RawStream
+    }
+
+    /// `call(rank)` for every rank inside one NCCL group, each with its device current.
+    fn group(&self, mut call: impl FnMut(usize) -> Result<()>) -> Result<()> {
+        self.nccl.group(|| {
+            (0..self.ranks()).try_for_each(|r| {
+                self.gpus[r].bind()?;
+                call(r)
+            })
+        })
+    }
+
+    /// Each rank enqueues its shard's sum into its send slot (`partial`), then the ranks join.
+    fn join_sum<T: DeviceCopy, S: JoinSum>(
+        &self,
+        shards: &[&DeviceSlice<T>],
+        partial: impl Fn(&Gpu, &DeviceSlice<T>, &mut DeviceSlice<S>) -> Result<()>,
+    ) -> Result<Vec<S>> {
+        self.check_ranks(shards.len())?;
+        let join = self.lock();
+        for ((gpu, shard), buffer) in self.gpus.iter().zip(shards).zip(join.iter()) {
+            partial(gpu, shard, &mut view::<S>(buffer, 0, 1))?;
+        }
+        if let Some(dtype) = S::ALL_REDUCE {
+            self.group(|r| {
+                let slot = join[r].as_device_ptr().as_raw();
+                // SAFETY: each rank's send slot holds one S on its device.
+                unsafe { self.nccl.all_reduce(slot, slot, 1, dtype, RedOp::Sum, self.comms[r], self.raw_stream(r)) }
+            })?;
+            return self.gpus.iter().zip(join.iter()).map(|(gpu, b)| read::<S>(gpu, &view(b, 0, 1))).collect();
+        }
+        self.gather(&join, std::mem::size_of::<S>())?;
+        let ranks = self.ranks();
+        self.gpus.iter().zip(join.iter()).map(|(gpu, b)| S::fold(gpu, &view(b, SEND_WORDS, ranks))).collect()
+    }
+
+    /// Each rank enqueues its shard's min/max/minmax into its send slot (the identities for an
+    /// empty shard), the ranks all-gather them, and each folds the gathered values.
+    fn join_extreme<T: TypedElement>(&self, op: TypedOp, shards: &[&DeviceSlice<T>]) -> Result<Vec<(T, T)>> {
+        self.check_ranks(shards.len())?;
+        if shards.iter().all(|s| s.is_empty()) {
+            return Err(Error::Empty { op: op.name() });
+        }
+        let per_rank = if op == TypedOp::MinMax { 2 } else { 1 };
+        let identity = match op {
+            TypedOp::Min => [T::HIGHEST, T::HIGHEST],
+            TypedOp::Max => [T::LOWEST, T::LOWEST],
+            _ => [T::HIGHEST, T::LOWEST],
+        };
+        let join = self.lock();
+        for ((gpu, shard), buffer) in self.gpus.iter().zip(shards).zip(join.iter()) {
+            let mut send = view::<T>(buffer, 0, per_rank);
+            if shard.is_empty() {
+                gpu.bind()?;
+                // SAFETY: a pageable source is staged before the call returns; the copy runs in
+                // this rank's stream order, before the gather below.
+                unsafe { send.async_copy_from(&identity[..per_rank], gpu.stream()) }.check("cuMemcpyHtoDAsync")?;
+            } else {
+                gpu.reduce_into(op, shard, &mut send)?;
+            }
+        }
+        self.gather(&join, per_rank * std::mem::size_of::<T>())?;
+        let ranks = self.ranks();
+        self.gpus
+            .iter()
+            .zip(join.iter())
+            .map(|(gpu, b)| {
+                let gathered = view::<T>(b, SEND_WORDS, per_rank * ranks);
+                match op {
+                    TypedOp::Min => gpu.min(&gathered).map(|v| (v, v)),
+                    TypedOp::Max => gpu.max(&gathered).map(|v| (v, v)),
+                    _ => gpu.minmax(&gathered),
+                }
+            })
+            .collect()
+    }
+
+    /// All-gathers `bytes` of every rank's send slot into every rank's gathered area.
+    fn gather(&self, join: &[DeviceBuffer<u64>], bytes: usize) -> Result<()> {
+        self.group(|r| {
+            let base = join[r].as_device_ptr().as_raw();
+            // SAFETY: the send slot holds `bytes` ≤ 16 and the gathered area 16 per rank.
+            unsafe {
+                self.nccl.all_gather(
+                    base,
+                    base + 8 * SEND_WORDS as u64,
+                    bytes,
+                    DataType::U8,
+                    self.comms[r],
+                    self.raw_stream(r),
+                )
+            }
+        })
+    }
+}
+
+impl Drop for MultiGpu {
+    fn drop(&mut self) {
+        for (gpu, &comm) in self.gpus.iter().zip(&self.comms) {
+            let _ = gpu.bind();
+            let _ = gpu.synchronize();
+            // SAFETY: each communicator was made by init_all and its work is done.
+            let _ = unsafe { self.nccl.destroy(comm) };
+        }
+    }
+}
+
+/// The index ranges of `len` elements split into `ranks` contiguous shards, the first
+/// `len % ranks` one longer.
+pub fn shard_ranges(len: usize, ranks: usize) -> Vec<std::ops::Range<usize>> {
+    let (base, extra) = (len / ranks.max(1), len % ranks.max(1));
+    let mut start = 0;
+    (0..ranks)
+        .map(|r| {
+            let end = start + base + (r < extra) as usize;
+            let range = start..end;
+            start = end;
+            range
+        })
+        .collect()
+}
+
+/// Uploads `host` to `gpu`'s device.
+pub fn upload<T: DeviceCopy>(gpu: &Gpu, host: &[T]) -> Result<DeviceBuffer<T>> {
+    gpu.bind()?;
+    DeviceBuffer::from_slice(host).check("cuMemcpyHtoD")
+}
+
+/// `len` elements of T in `buffer` from 64-bit word `word` on.
+fn view<T: DeviceCopy>(buffer: &DeviceBuffer<u64>, word: usize, len: usize) -> DeviceSlice<T> {
+    debug_assert!(8 * (buffer.len() - word) >= len * std::mem::size_of::<T>());
+    let ptr = buffer.as_device_ptr().as_raw() + 8 * word as u64;
+    // SAFETY: the join buffer holds 16 bytes per slot, enough for `len` elements (callers).
+    unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::from_raw(ptr), len) }
+}
+
+/// Waits for `gpu`'s default stream and reads one value.
+fn read<T: DeviceCopy + Default>(gpu: &Gpu, slot: &DeviceSlice<T>) -> Result<T> {
+    gpu.bind()?;
+    gpu.synchronize()?;
+    let mut v = [T::default()];
+    slot.copy_to(&mut v[..]).check("cuMemcpyDtoH")?;
+    Ok(v[0])
+}
