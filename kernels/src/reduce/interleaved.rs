@@ -1,7 +1,7 @@
 //! Steps 1–2: the shared-memory tree with interleaved addressing.
 //! Each thread loads one element; grid = ceil(n / B). Limits: half the threads idle from the
 //! first step; step 1 diverges inside warps (and pays for `%`), step 2 has bank conflicts.
-use super::tree_scratch;
+use super::tree::tree_scratch;
 use crate::block::sync_threads;
 use crate::ops::ReduceOp;
 use crate::thread::block_index;

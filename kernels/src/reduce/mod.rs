@@ -20,6 +20,7 @@ use cuda_std::prelude::*;
 mod interleaved;
 mod multi_element;
 mod sequential;
+mod tree;
 mod unrolled;
 mod vectorized;
 mod warp_shuffle;
@@ -30,25 +31,6 @@ pub use sequential::{first_add, sequential};
 pub use unrolled::{complete_unroll, unrolled_warp};
 pub use vectorized::vectorized;
 pub use warp_shuffle::warp_shuffle;
-
-/// The tree's result in `sdata[0]`, read by thread 0 only: it is valid in thread 0 only, and
-/// after a warp-synchronous tail (no block barrier) other warps' reads would race with warp 0.
-/// The read is volatile so that the compiler cannot hoist it out of the branch into every
-/// thread (a plain load was speculated, and racecheck caught the other warps' reads).
-#[inline(always)]
-unsafe fn tree_result<O: crate::ops::ReduceOp>(sdata: *const O::Acc) -> O::Acc {
-    if cuda_std::thread::thread_idx_x() == 0 {
-        core::ptr::read_volatile(sdata)
-    } else {
-        O::identity()
-    }
-}
-
-/// Shared memory for the tree steps: one 4-byte slot per thread of the largest block.
-#[inline(always)]
-fn tree_scratch<T>() -> *mut T {
-    cuda_std::shared_array![u32; crate::config::MAX_BLOCK as usize] as *mut T
-}
 
 macro_rules! ladder {
     ($($step:ident),* $(,)?) => { $( ladder!(@type $step f32); ladder!(@type $step i32); )* };

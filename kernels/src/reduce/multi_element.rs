@@ -1,7 +1,7 @@
 //! Step 7: several elements per thread before the unrolled tree (Brent's theorem: fewer,
 //! busier threads). The grain (elements per thread) sets the grid: ceil(n / (B * grain)).
+use super::tree::{tree_result, tree_scratch};
 use super::unrolled::tree_unrolled;
-use super::{tree_result, tree_scratch};
 use crate::block::sync_threads;
 use crate::ops::ReduceOp;
 use crate::thread::{block_index, grid_blocks};

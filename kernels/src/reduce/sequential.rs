@@ -1,6 +1,6 @@
 //! Steps 3–4: sequential addressing, then the first add during the global load.
 use super::interleaved::load_one;
-use super::tree_scratch;
+use super::tree::tree_scratch;
 use crate::block::sync_threads;
 use crate::ops::ReduceOp;
 use crate::thread::block_index;

@@ -1,6 +1,6 @@
 //! Steps 5–6: unrolling. Both load two elements per thread (grid = ceil(n / 2B)).
 use super::sequential::{load_two, tree_sequential};
-use super::tree_result;
+use super::tree::tree_result;
 use crate::block::sync_threads;
 use crate::ops::ReduceOp;
 use crate::warp;
