@@ -18,17 +18,28 @@ use crate::ladder::{ReduceStrategy, SumElement};
 use crate::nccl::{Comm, DataType, Nccl, RawStream, RedOp};
 use crate::sgemv::SgemvOptions;
 use crate::typed::{TypedElement, TypedOp};
-use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
 use std::sync::{Mutex, MutexGuard};
 
-/// 64-bit words of one rank's send slot: the largest partial, a `MinMax<f64>`.
-const SEND_WORDS: usize = 2;
+/// Word offsets in a rank's join buffer: the partial to send (two words: a `MinMax<f64>`),
+/// the folded result (two words), then the gathered minima (or sums) from `LO` and the maxima
+/// from `LO + ranks`, one word per rank each (a partial is at most 8 bytes: minmax gathers
+/// its halves apart).
+const SEND: usize = 0;
+const RESULT: usize = 2;
+const LO: usize = 4;
+
+/// One rank's join scratch: device words as laid out above, and a pinned host slot.
+struct Join {
+    device: DeviceBuffer<u64>,
+    host: LockedBuffer<u64>,
+}
 
 /// Several devices of one host, one NCCL communicator each. `Send + Sync`; one collective
 /// runs at a time (an internal lock).
 pub struct MultiGpu {
-    /// Per rank: `SEND_WORDS` words to send, then `SEND_WORDS` words per rank gathered.
-    join: Mutex<Vec<DeviceBuffer<u64>>>,
+    /// Per rank, its join scratch.
+    join: Mutex<Vec<Join>>,
     comms: Vec<Comm>,
     nccl: Nccl,
     gpus: Vec<Gpu>,
@@ -52,14 +63,15 @@ pub struct RowShard<'a> {
 pub trait JoinSum: DeviceCopy + Default + Copy {
     /// `Some(type)` for an exact NCCL all-reduce; `None` to gather and fold on the device.
     const ALL_REDUCE: Option<DataType>;
-    /// Folds the gathered partials on `gpu`, in rank order (only where `ALL_REDUCE` is None).
-    fn fold(gpu: &Gpu, gathered: &DeviceSlice<Self>) -> Result<Self>;
+    /// Enqueues folding the gathered partials on `gpu` into `out[0]`, in rank order (only
+    /// where `ALL_REDUCE` is None).
+    fn fold_into(gpu: &Gpu, gathered: &DeviceSlice<Self>, out: &mut DeviceSlice<Self>) -> Result<()>;
 }
 macro_rules! join_exact {
     ($($t:ty => $d:expr),*) => {$(
         impl JoinSum for $t {
             const ALL_REDUCE: Option<DataType> = Some($d);
-            fn fold(_: &Gpu, _: &DeviceSlice<Self>) -> Result<Self> {
+            fn fold_into(_: &Gpu, _: &DeviceSlice<Self>, _: &mut DeviceSlice<Self>) -> Result<()> {
                 unreachable!("integer sums join by all-reduce")
             }
         }
@@ -68,14 +80,14 @@ macro_rules! join_exact {
 join_exact!(u64 => DataType::U64, i64 => DataType::I64, i32 => DataType::I32);
 impl JoinSum for f32 {
     const ALL_REDUCE: Option<DataType> = None;
-    fn fold(gpu: &Gpu, gathered: &DeviceSlice<f32>) -> Result<f32> {
-        gpu.reduce_sum(gathered, ReduceStrategy::Auto)
+    fn fold_into(gpu: &Gpu, gathered: &DeviceSlice<f32>, out: &mut DeviceSlice<f32>) -> Result<()> {
+        gpu.reduce_sum_into(gathered, out, ReduceStrategy::Auto).map(|_| ())
     }
 }
 impl JoinSum for f64 {
     const ALL_REDUCE: Option<DataType> = None;
-    fn fold(gpu: &Gpu, gathered: &DeviceSlice<f64>) -> Result<f64> {
-        gpu.sum(gathered)
+    fn fold_into(gpu: &Gpu, gathered: &DeviceSlice<f64>, out: &mut DeviceSlice<f64>) -> Result<()> {
+        gpu.sum_into(gathered, out)
     }
 }
 
@@ -98,12 +110,13 @@ impl MultiGpu {
             });
         }
         let comms = nccl.init_all(&ordinals)?;
-        let words = SEND_WORDS * (1 + gpus.len());
+        let words = LO + 2 * gpus.len();
         let join = gpus
             .iter()
             .map(|g| {
                 g.bind()?;
-                DeviceBuffer::zeroed(words).check("cuMemAlloc")
+                let device = DeviceBuffer::zeroed(words).check("cuMemAlloc")?;
+                Ok(Join { device, host: LockedBuffer::new(&0u64, 2).check("cuMemAllocHost")? })
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(MultiGpu { join: Mutex::new(join), comms, nccl, gpus })
@@ -238,7 +251,7 @@ impl MultiGpu {
     }
 
     /// One collective sequence at a time (the join buffers and communicators are shared).
-    fn lock(&self) -> MutexGuard<'_, Vec<DeviceBuffer<u64>>> {
+    fn lock(&self) -> MutexGuard<'_, Vec<Join>> {
         self.join.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -256,32 +269,41 @@ impl MultiGpu {
         })
     }
 
-    /// Each rank enqueues its shard's sum into its send slot (`partial`), then the ranks join.
+    /// Each rank enqueues its shard's sum into its send slot (`partial`), then the ranks join:
+    /// an all-reduce in place, or a gather and a fold into the result slot.
     fn join_sum<T: DeviceCopy, S: JoinSum>(
         &self,
         shards: &[&DeviceSlice<T>],
         partial: impl Fn(&Gpu, &DeviceSlice<T>, &mut DeviceSlice<S>) -> Result<()>,
     ) -> Result<Vec<S>> {
         self.check_ranks(shards.len())?;
-        let join = self.lock();
-        for ((gpu, shard), buffer) in self.gpus.iter().zip(shards).zip(join.iter()) {
-            partial(gpu, shard, &mut view::<S>(buffer, 0, 1))?;
+        let mut join = self.lock();
+        for ((gpu, shard), j) in self.gpus.iter().zip(shards).zip(join.iter()) {
+            partial(gpu, shard, &mut view::<S>(&j.device, SEND, 1))?;
         }
-        if let Some(dtype) = S::ALL_REDUCE {
-            self.group(|r| {
-                let slot = join[r].as_device_ptr().as_raw();
-                // SAFETY: each rank's send slot holds one S on its device.
-                unsafe { self.nccl.all_reduce(slot, slot, 1, dtype, RedOp::Sum, self.comms[r], self.raw_stream(r)) }
-            })?;
-            return self.gpus.iter().zip(join.iter()).map(|(gpu, b)| read::<S>(gpu, &view(b, 0, 1))).collect();
-        }
-        self.gather(&join, std::mem::size_of::<S>())?;
         let ranks = self.ranks();
-        self.gpus.iter().zip(join.iter()).map(|(gpu, b)| S::fold(gpu, &view(b, SEND_WORDS, ranks))).collect()
+        let at = match S::ALL_REDUCE {
+            Some(dtype) => {
+                self.group(|r| {
+                    let slot = word(&join[r].device, SEND);
+                    // SAFETY: each rank's send slot holds one S on its device.
+                    unsafe { self.nccl.all_reduce(slot, slot, 1, dtype, RedOp::Sum, self.comms[r], self.raw_stream(r)) }
+                })?;
+                SEND
+            }
+            None => {
+                self.gather(&join, &[(SEND, LO)], std::mem::size_of::<S>())?;
+                for (gpu, j) in self.gpus.iter().zip(join.iter()) {
+                    S::fold_into(gpu, &view(&j.device, LO, ranks), &mut view(&j.device, RESULT, 1))?;
+                }
+                RESULT
+            }
+        };
+        Ok(self.read_all::<[S; 1]>(&mut join, at)?.into_iter().map(|[v]| v).collect())
     }
 
     /// Each rank enqueues its shard's min/max/minmax into its send slot (the identities for an
-    /// empty shard), the ranks all-gather them, and each folds the gathered values.
+    /// empty shard), the ranks all-gather the minima and the maxima, and each rank folds them.
     fn join_extreme<T: TypedElement>(&self, op: TypedOp, shards: &[&DeviceSlice<T>]) -> Result<Vec<(T, T)>> {
         self.check_ranks(shards.len())?;
         if shards.iter().all(|s| s.is_empty()) {
@@ -293,9 +315,11 @@ impl MultiGpu {
             TypedOp::Max => [T::LOWEST, T::LOWEST],
             _ => [T::HIGHEST, T::LOWEST],
         };
-        let join = self.lock();
-        for ((gpu, shard), buffer) in self.gpus.iter().zip(shards).zip(join.iter()) {
-            let mut send = view::<T>(buffer, 0, per_rank);
+        let mut join = self.lock();
+        for ((gpu, shard), j) in self.gpus.iter().zip(shards).zip(join.iter()) {
+            // minmax writes (min, max) as two T; the gather takes the min from word SEND and
+            // the max from word SEND + 1, so the pair is copied apart after the kernel.
+            let mut send = view::<T>(&j.device, SEND, per_rank);
             if shard.is_empty() {
                 gpu.bind()?;
                 // SAFETY: a pageable source is staged before the call returns; the copy runs in
@@ -305,38 +329,90 @@ impl MultiGpu {
                 gpu.reduce_into(op, shard, &mut send)?;
             }
         }
-        self.gather(&join, per_rank * std::mem::size_of::<T>())?;
+        let size = std::mem::size_of::<T>();
         let ranks = self.ranks();
+        match op {
+            TypedOp::MinMax => self.gather_pairs(&join, size)?,
+            _ => self.gather(&join, &[(SEND, LO)], size)?,
+        }
+        for (gpu, j) in self.gpus.iter().zip(join.iter()) {
+            let (lo, hi) = (view::<T>(&j.device, LO, ranks), view::<T>(&j.device, LO + ranks, ranks));
+            let mut out = view::<T>(&j.device, RESULT, 2);
+            match op {
+                TypedOp::Min => gpu.reduce_into(TypedOp::Min, &lo, &mut out)?,
+                TypedOp::Max => gpu.reduce_into(TypedOp::Max, &lo, &mut out)?,
+                _ => {
+                    gpu.reduce_into(TypedOp::Min, &lo, &mut view::<T>(&j.device, RESULT, 1))?;
+                    gpu.reduce_into(TypedOp::Max, &hi, &mut view::<T>(&j.device, RESULT + 1, 1))?;
+                }
+            }
+        }
+        let pairs = self.read_all::<[T; 2]>(&mut join, RESULT)?;
+        Ok(pairs
+            .into_iter()
+            .map(|[a, b]| match op {
+                TypedOp::MinMax => (a, b),
+                _ => (a, a),
+            })
+            .collect())
+    }
+
+    /// All-gathers `bytes` from word `from` of every rank's join buffer into word `to` on, for
+    /// each (from, to), in one group.
+    fn gather(&self, join: &[Join], moves: &[(usize, usize)], bytes: usize) -> Result<()> {
+        self.group(|r| {
+            moves.iter().try_for_each(|&(from, to)| {
+                let d = &join[r].device;
+                // SAFETY: a slot holds 16 bytes ≥ `bytes`; each region one slot per rank.
+                unsafe {
+                    self.nccl.all_gather(
+                        word(d, from),
+                        word(d, to),
+                        bytes,
+                        DataType::U8,
+                        self.comms[r],
+                        self.raw_stream(r),
+                    )
+                }
+            })
+        })
+    }
+
+    /// Gathers the minima and the maxima of minmax partials: the kernel wrote (min, max) as two
+    /// adjacent T in the send slot; a max narrower than a word is first moved to the next word,
+    /// so that each gather reads from the start of a word.
+    fn gather_pairs(&self, join: &[Join], size: usize) -> Result<()> {
+        for (gpu, j) in self.gpus.iter().zip(join).filter(|_| size < 8) {
+            let src = word(&j.device, SEND) + size as u64;
+            let mut dst = view::<u8>(&j.device, SEND + 1, size);
+            // SAFETY: both ranges lie in this rank's join buffer; stream-ordered after the kernel.
+            let from = unsafe { DeviceSlice::from_raw_parts(DevicePointer::<u8>::from_raw(src), size) };
+            gpu.bind()?;
+            unsafe { dst.async_copy_from(&from, gpu.stream()) }.check("cuMemcpyDtoDAsync")?;
+        }
+        self.gather(join, &[(SEND, LO), (SEND + 1, LO + self.ranks())], size)
+    }
+
+    /// Copies word `at` on (a `V` of at most two words) of every rank's join buffer to its
+    /// pinned slot, all ranks in flight, then waits for each rank and reads its value.
+    fn read_all<V: Copy>(&self, join: &mut [Join], at: usize) -> Result<Vec<V>> {
+        let words = (std::mem::size_of::<V>() + 7) / 8;
+        for (gpu, j) in self.gpus.iter().zip(join.iter_mut()) {
+            gpu.bind()?;
+            let src = view::<u64>(&j.device, at, words);
+            // SAFETY: both live in `join` (locked); the copy is waited for below.
+            unsafe { src.async_copy_to(&mut j.host[..words], gpu.stream()) }.check("cuMemcpyDtoHAsync")?;
+        }
         self.gpus
             .iter()
             .zip(join.iter())
-            .map(|(gpu, b)| {
-                let gathered = view::<T>(b, SEND_WORDS, per_rank * ranks);
-                match op {
-                    TypedOp::Min => gpu.min(&gathered).map(|v| (v, v)),
-                    TypedOp::Max => gpu.max(&gathered).map(|v| (v, v)),
-                    _ => gpu.minmax(&gathered),
-                }
+            .map(|(gpu, j)| {
+                gpu.bind()?;
+                gpu.synchronize()?;
+                // SAFETY: the pinned slot holds `words` ≥ size_of::<V>() bytes, just copied.
+                Ok(unsafe { std::ptr::read_volatile(j.host.as_ptr() as *const V) })
             })
             .collect()
-    }
-
-    /// All-gathers `bytes` of every rank's send slot into every rank's gathered area.
-    fn gather(&self, join: &[DeviceBuffer<u64>], bytes: usize) -> Result<()> {
-        self.group(|r| {
-            let base = join[r].as_device_ptr().as_raw();
-            // SAFETY: the send slot holds `bytes` ≤ 16 and the gathered area 16 per rank.
-            unsafe {
-                self.nccl.all_gather(
-                    base,
-                    base + 8 * SEND_WORDS as u64,
-                    bytes,
-                    DataType::U8,
-                    self.comms[r],
-                    self.raw_stream(r),
-                )
-            }
-        })
     }
 }
 
@@ -372,19 +448,15 @@ pub fn upload<T: DeviceCopy>(gpu: &Gpu, host: &[T]) -> Result<DeviceBuffer<T>> {
     DeviceBuffer::from_slice(host).check("cuMemcpyHtoD")
 }
 
-/// `len` elements of T in `buffer` from 64-bit word `word` on.
-fn view<T: DeviceCopy>(buffer: &DeviceBuffer<u64>, word: usize, len: usize) -> DeviceSlice<T> {
-    debug_assert!(8 * (buffer.len() - word) >= len * std::mem::size_of::<T>());
-    let ptr = buffer.as_device_ptr().as_raw() + 8 * word as u64;
-    // SAFETY: the join buffer holds 16 bytes per slot, enough for `len` elements (callers).
-    unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::from_raw(ptr), len) }
+/// The device address of 64-bit word `at` of `buffer`.
+fn word(buffer: &DeviceBuffer<u64>, at: usize) -> u64 {
+    debug_assert!(at <= buffer.len());
+    buffer.as_device_ptr().as_raw() + 8 * at as u64
 }
 
-/// Waits for `gpu`'s default stream and reads one value.
-fn read<T: DeviceCopy + Default>(gpu: &Gpu, slot: &DeviceSlice<T>) -> Result<T> {
-    gpu.bind()?;
-    gpu.synchronize()?;
-    let mut v = [T::default()];
-    slot.copy_to(&mut v[..]).check("cuMemcpyDtoH")?;
-    Ok(v[0])
+/// `len` elements of T in `buffer` from 64-bit word `at` on.
+fn view<T: DeviceCopy>(buffer: &DeviceBuffer<u64>, at: usize, len: usize) -> DeviceSlice<T> {
+    debug_assert!(8 * (buffer.len() - at) >= len * std::mem::size_of::<T>());
+    // SAFETY: the join buffer holds the words the callers' layout names.
+    unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::from_raw(word(buffer, at)), len) }
 }
