@@ -202,7 +202,7 @@ impl Gpu {
 }
 
 /// Most parameters any kernel takes (sgemv's `&[f32]`s count two each).
-const MAX_KERNEL_ARGS: usize = 12;
+const MAX_KERNEL_ARGS: usize = 16;
 
 /// A value passed to a kernel by address (cust's launch convention).
 pub(crate) trait KernelArg {

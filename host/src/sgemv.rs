@@ -1,11 +1,28 @@
-//! sgemv: `y = alpha * A x + beta * y`, A row-major m×n with leading dimension `lda`.
+//! sgemv: `y = alpha · op(A) x + beta · y`, A row-major m×n with leading dimension `lda`,
+//! op(A) = A ([`Op::N`]) or Aᵀ ([`Op::T`]).
 use crate::error::{Error, Result};
-use crate::gpu::Gpu;
-use crate::launch::{check_len, resident_blocks};
+use crate::gpu::{Gpu, KernelArg};
+use crate::launch::{check_len, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
-    SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, VECTOR_BYTES, WARP_SIZE,
+    SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK, SGEMV_SPLIT_WAVES,
+    SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_N, VECTOR_BYTES, VECTOR_UNROLL,
+    WARP_SIZE,
 };
+
+/// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
+/// y = alpha·Aᵀ·x + beta·y (x has m entries, y n), a column-major caller's `N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    N,
+    T,
+}
+
+impl Default for Op {
+    fn default() -> Self {
+        Op::N
+    }
+}
 
 /// Which sgemv kernel runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,6 +44,19 @@ pub enum SgemvKernel {
     WarpVec4,
     /// Any n: one block per row, for wide matrices with few rows.
     BlockPerRow,
+    /// Any n: a warp per four rows, two float4s of each row in flight (aligned A and x, lda % 4 == 0).
+    WarpRowsVec4,
+    /// Any n, any alignment: `WarpRowsVec4` with scalar loads.
+    WarpRowsScalar,
+    /// Split-K for few wide rows: a block per row chunk, float4 loads, the row's last block
+    /// folds the chunks in order (aligned A and x, lda % 4 == 0).
+    SplitKVec4,
+    /// Any alignment: `SplitKVec4` with scalar loads.
+    SplitKScalar,
+    /// [`Op::T`]: column tiles × row splits, float4 loads (aligned A, lda % 4 == 0, n % 4 == 0).
+    TVec4,
+    /// [`Op::T`], any alignment: `TVec4` with scalar loads.
+    TScalar,
 }
 
 impl Default for SgemvKernel {
@@ -35,7 +65,8 @@ impl Default for SgemvKernel {
     }
 }
 
-/// Options of [`Gpu::sgemv`]; the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`.
+/// Options of [`Gpu::sgemv`]; the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`,
+/// `Op::N`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SgemvOptions {
     pub alpha: f32,
@@ -43,17 +74,19 @@ pub struct SgemvOptions {
     /// Leading dimension (elements between row starts); `None` means n.
     pub lda: Option<usize>,
     pub kernel: SgemvKernel,
+    pub op: Op,
 }
 
 impl Default for SgemvOptions {
     fn default() -> Self {
-        SgemvOptions { alpha: 1.0, beta: 0.0, lda: None, kernel: SgemvKernel::Auto }
+        SgemvOptions { alpha: 1.0, beta: 0.0, lda: None, kernel: SgemvKernel::Auto, op: Op::N }
     }
 }
 
 /// The shape and addresses of one sgemv call: what dispatch and validation look at.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SgemvShape {
+    pub op: Op,
     pub m: usize,
     pub n: usize,
     pub lda: usize,
@@ -67,11 +100,35 @@ impl SgemvShape {
         let a = VECTOR_BYTES as u64;
         self.a_addr % a == 0 && self.x_addr % a == 0 && self.lda % 4 == 0
     }
+
+    /// Entries of y: m for `Op::N`, n for `Op::T`.
+    pub fn out_len(&self) -> usize {
+        match self.op {
+            Op::N => self.m,
+            Op::T => self.n,
+        }
+    }
+}
+
+/// How a kernel is launched: entry point, block and grid, and for the split kernels the split
+/// count and their one extra size argument (split-K: columns per chunk; transposed: lanes per
+/// row and rows per split).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SgemvPlan {
+    pub name: String,
+    pub block: u32,
+    pub grid: u32,
+    /// Blocks sharing one tile of outputs; above 1 the kernel needs partials and counters.
+    pub splits: usize,
+    /// Output tiles (split-K: rows; transposed: column tiles): the counters needed.
+    pub tiles: usize,
+    /// Split-K: `[chunk]`; transposed: `[lanes, rows_per_split]`; otherwise empty.
+    pub args: Vec<usize>,
 }
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 13] = [
+    pub const EXPLICIT: [SgemvKernel; 19] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
@@ -85,14 +142,33 @@ impl SgemvKernel {
         SgemvKernel::WarpScalar,
         SgemvKernel::WarpVec4,
         SgemvKernel::BlockPerRow,
+        SgemvKernel::WarpRowsVec4,
+        SgemvKernel::WarpRowsScalar,
+        SgemvKernel::SplitKVec4,
+        SgemvKernel::SplitKScalar,
+        SgemvKernel::TVec4,
+        SgemvKernel::TScalar,
     ];
 
-    /// The kernel `Auto` picks: float4 rows-per-warp when aligned and n % 4 == 0, n ≤ 128;
-    /// otherwise the scalar specialized shapes, then vector loads when aligned, a block per
-    /// row when rows are few and wide.
+    /// The dispatch table of `Auto`, first match. `Op::T`: `TVec4` when A's rows are float4
+    /// aligned (A 16-byte aligned, lda and n multiples of 4), else `TScalar`. `Op::N`, by n:
+    ///
+    /// | n | float4 (A, x aligned, lda % 4 == 0) | otherwise |
+    /// |---|---|---|
+    /// | ≤ 64, n % 4 == 0 | `Vec4Rows(c)`, smallest c ≥ n | (by n below) |
+    /// | ≤ 128, n % 4 == 0 | `N128` | (by n below) |
+    /// | ≤ 4, ≤ 8, ≤ 16 | `RowsPerWarp(8, 4, 2)` | same |
+    /// | ≤ 32 | `N32` | same |
+    /// | < `SGEMV_WIDE_N` | `WarpRowsVec4` | `WarpRowsScalar` |
+    /// | ≥ `SGEMV_WIDE_N` | `SplitKVec4` | `SplitKScalar` |
     pub fn choose(shape: &SgemvShape) -> SgemvKernel {
         let n = shape.n;
-        let float4_rows = n > 0 && n % 4 == 0 && shape.vector_aligned();
+        let vec = shape.vector_aligned();
+        if shape.op == Op::T {
+            let rows_aligned = shape.a_addr % VECTOR_BYTES as u64 == 0 && shape.lda % 4 == 0 && n % 4 == 0;
+            return if rows_aligned { SgemvKernel::TVec4 } else { SgemvKernel::TScalar };
+        }
+        let float4_rows = n > 0 && n % 4 == 0 && vec;
         match n {
             _ if float4_rows && n <= 64 => {
                 SgemvKernel::Vec4Rows(*SGEMV_VEC4_COLS.iter().find(|&&c| n <= c as usize).expect("n ≤ 64"))
@@ -102,9 +178,18 @@ impl SgemvKernel {
             5..=8 => SgemvKernel::RowsPerWarp(4),
             9..=16 => SgemvKernel::RowsPerWarp(2),
             17..=32 => SgemvKernel::N32,
-            _ if n >= 2048 && shape.m <= 1024 => SgemvKernel::BlockPerRow,
-            _ if shape.vector_aligned() => SgemvKernel::WarpVec4,
-            _ => SgemvKernel::WarpScalar,
+            _ if n >= SGEMV_WIDE_N && vec => SgemvKernel::SplitKVec4,
+            _ if n >= SGEMV_WIDE_N => SgemvKernel::SplitKScalar,
+            _ if vec => SgemvKernel::WarpRowsVec4,
+            _ => SgemvKernel::WarpRowsScalar,
+        }
+    }
+
+    /// The product this kernel computes.
+    pub fn op(self) -> Op {
+        match self {
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => Op::T,
+            _ => Op::N,
         }
     }
 
@@ -112,7 +197,13 @@ impl SgemvKernel {
     pub fn validate(self, shape: &SgemvShape) -> Result<()> {
         let unsupported = |what: String| Err(Error::Unsupported { what });
         let needs_alignment = self.vector_loads();
+        if self.op() != shape.op {
+            return unsupported(format!("{:?} computes Op::{:?}, not Op::{:?}", self, self.op(), shape.op));
+        }
         match self {
+            SgemvKernel::TVec4 if shape.n % 4 != 0 => {
+                return unsupported(format!("TVec4 with n = {} (needs n % 4 == 0)", shape.n))
+            }
             SgemvKernel::N32 if shape.n > 32 => return unsupported(format!("N32 with n = {} > 32", shape.n)),
             SgemvKernel::N128 if shape.n > 128 || shape.n % 4 != 0 => {
                 return unsupported(format!("N128 with n = {} (needs n ≤ 128, n % 4 == 0)", shape.n))
@@ -136,7 +227,7 @@ impl SgemvKernel {
             if shape.a_addr % required as u64 != 0 {
                 return Err(Error::Misaligned { what: "A", required, address: shape.a_addr });
             }
-            if shape.x_addr % required as u64 != 0 {
+            if shape.op == Op::N && shape.x_addr % required as u64 != 0 {
                 return Err(Error::Misaligned { what: "x", required, address: shape.x_addr });
             }
             if shape.lda % 4 != 0 {
@@ -146,9 +237,30 @@ impl SgemvKernel {
         Ok(())
     }
 
+    /// Whether this kernel's entry point takes 64-bit shapes (m, n, lda as `usize`).
+    pub fn shapes64(self) -> bool {
+        matches!(
+            self,
+            SgemvKernel::WarpRowsVec4
+                | SgemvKernel::WarpRowsScalar
+                | SgemvKernel::SplitKVec4
+                | SgemvKernel::SplitKScalar
+                | SgemvKernel::TVec4
+                | SgemvKernel::TScalar
+        )
+    }
+
     /// Whether this kernel uses float4 loads (needs aligned A and x, lda % 4 == 0).
     pub fn vector_loads(self) -> bool {
-        matches!(self, SgemvKernel::N128 | SgemvKernel::WarpVec4 | SgemvKernel::Vec4Rows(_))
+        matches!(
+            self,
+            SgemvKernel::N128
+                | SgemvKernel::WarpVec4
+                | SgemvKernel::Vec4Rows(_)
+                | SgemvKernel::WarpRowsVec4
+                | SgemvKernel::SplitKVec4
+                | SgemvKernel::TVec4
+        )
     }
 
     /// Rows one warp covers per tile (`SGEMV_ROW_UNROLL` steps); 0 for `BlockPerRow`.
@@ -162,26 +274,96 @@ impl SgemvKernel {
         }
     }
 
-    /// Entry point, threads per block and blocks for `m` rows: enough blocks for every warp
-    /// to get a tile, at most `resident_blocks` (warps then stride over further tiles).
-    pub fn launch_config(self, m: usize, resident_blocks: u32) -> (String, u32, u32) {
-        let name = match self {
+    /// The kernel's entry point in the PTX.
+    pub fn entry_point(self) -> String {
+        match self {
             SgemvKernel::N32 => "sgemv_n32".to_string(),
             SgemvKernel::N128 => "sgemv_n128".to_string(),
             SgemvKernel::RowsPerWarp(r) => format!("sgemv_rows{}", r),
             SgemvKernel::Vec4Rows(c) => format!("sgemv_vec4_n{}", c),
             SgemvKernel::WarpScalar => "sgemv_warp_scalar".to_string(),
             SgemvKernel::WarpVec4 => "sgemv_warp_vec4".to_string(),
-            SgemvKernel::BlockPerRow => return ("sgemv_block_per_row".to_string(), SGEMV_ROW_BLOCK, m.max(1) as u32),
+            SgemvKernel::BlockPerRow => "sgemv_block_per_row".to_string(),
+            SgemvKernel::WarpRowsVec4 => "sgemv_warp_rows_vec4".to_string(),
+            SgemvKernel::WarpRowsScalar => "sgemv_warp_rows_scalar".to_string(),
+            SgemvKernel::SplitKVec4 => "sgemv_split_k_vec4".to_string(),
+            SgemvKernel::SplitKScalar => "sgemv_split_k_scalar".to_string(),
+            SgemvKernel::TVec4 => "sgemv_t_vec4".to_string(),
+            SgemvKernel::TScalar => "sgemv_t_scalar".to_string(),
             SgemvKernel::Auto => unreachable!("Auto is resolved by choose()"),
-        };
+        }
+    }
+
+    /// Whether the kernel splits outputs across blocks (launched through [`SgemvKernel::plan`]).
+    pub fn splits_blocks(self) -> bool {
+        matches!(self, SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar | SgemvKernel::TVec4 | SgemvKernel::TScalar)
+    }
+
+    /// Entry point, threads per block and blocks for `m` rows: enough blocks for every warp
+    /// to get a tile, at most `resident_blocks` (warps then stride over further tiles). Not
+    /// for the split kernels (see [`SgemvKernel::plan`]).
+    pub fn launch_config(self, m: usize, resident_blocks: u32) -> (String, u32, u32) {
+        assert!(!self.splits_blocks(), "{:?} is launched through plan()", self);
+        let name = self.entry_point();
+        if self == SgemvKernel::BlockPerRow {
+            return (name, SGEMV_ROW_BLOCK, m.max(1) as u32);
+        }
         let rows_per_block = (SGEMV_BLOCK / WARP_SIZE) as usize * self.rows_per_warp_tile();
         let blocks = ((m + rows_per_block - 1) / rows_per_block).clamp(1, resident_blocks.max(1) as usize);
         (name, SGEMV_BLOCK, blocks as u32)
     }
+
+    /// The launch of this (non-`Auto`) kernel for `shape` on a device with `sm_count` SMs of
+    /// `max_threads_per_sm` threads. Split-K splits rows into chunks of at least four float4s
+    /// per thread until the grid has `SGEMV_SPLIT_WAVES` blocks per resident slot; transposed
+    /// takes the fewest lanes per row (≤ `SGEMV_T_MAX_LANES`) covering n / 4 and splits rows
+    /// (≥ four per thread) until the grid has `SGEMV_T_WAVES` blocks per slot.
+    pub fn plan(self, shape: &SgemvShape, sm_count: u32, max_threads_per_sm: u32) -> Result<SgemvPlan> {
+        let (m, n) = (shape.m, shape.n);
+        let fits = |what: &'static str, grid: usize| check_len(what, grid.max(1)).and(Ok(grid.max(1) as u32));
+        let plan = |name: &str, block, grid, splits, tiles, args| SgemvPlan {
+            name: name.to_string(),
+            block,
+            grid,
+            splits,
+            tiles,
+            args,
+        };
+        match self {
+            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar => {
+                let block = SGEMV_SPLIT_BLOCK;
+                let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_SPLIT_WAVES) as usize;
+                let min_chunk = 4 * (VECTOR_UNROLL * block) as usize;
+                let splits = (target / m.max(1)).clamp(1, (n / min_chunk).max(1));
+                let chunk = (div_ceil(n.max(1), splits) + 3) / 4 * 4;
+                let splits = div_ceil(n.max(1), chunk);
+                let name = if self == SgemvKernel::SplitKVec4 { "sgemv_split_k_vec4" } else { "sgemv_split_k_scalar" };
+                let grid = fits("m · splits (split-K grid)", m * splits)?;
+                Ok(plan(name, block, grid, splits, m, vec![chunk]))
+            }
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => {
+                let block = SGEMV_T_BLOCK;
+                let lanes = div_ceil(n.max(1), 4).next_power_of_two().min(SGEMV_T_MAX_LANES as usize);
+                let tiles = div_ceil(n.max(1), 4 * lanes);
+                let groups = block as usize / lanes;
+                let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_T_WAVES) as usize;
+                let splits = (target / tiles).clamp(1, div_ceil(m, 4 * groups).max(1));
+                let rows_per_split = div_ceil(m, splits).max(1);
+                let splits = div_ceil(m, rows_per_split).max(1);
+                let name = if self == SgemvKernel::TVec4 { "sgemv_t_vec4" } else { "sgemv_t_scalar" };
+                let grid = fits("column tiles · splits (transposed grid)", tiles * splits)?;
+                Ok(plan(name, block, grid, splits, tiles, vec![lanes, rows_per_split]))
+            }
+            _ => {
+                let resident = resident_blocks(SGEMV_BLOCK, sm_count, max_threads_per_sm);
+                let (name, block, grid) = self.launch_config(m, resident);
+                Ok(plan(&name, block, grid, 1, 0, Vec::new()))
+            }
+        }
+    }
 }
 
-/// Checks lengths and `lda` of an sgemv call; returns the shape.
+/// Checks lengths and `lda` of an `Op::N` sgemv call; returns the shape.
 pub fn validate_sgemv(
     m: usize,
     n: usize,
@@ -190,6 +372,21 @@ pub fn validate_sgemv(
     x: (u64, usize),
     y_len: usize,
 ) -> Result<SgemvShape> {
+    validate_sgemv_op(Op::N, m, n, lda, a, x, y_len)
+}
+
+/// Checks lengths and `lda` of an sgemv call of either op (x: n entries for `N`, m for `T`;
+/// y the other); returns the shape.
+pub fn validate_sgemv_op(
+    op: Op,
+    m: usize,
+    n: usize,
+    lda: usize,
+    a: (u64, usize),
+    x: (u64, usize),
+    y_len: usize,
+) -> Result<SgemvShape> {
+    let (x_len, out_len) = if op == Op::N { (n, m) } else { (m, n) };
     if lda < n {
         return Err(Error::LeadingDimension { lda, n });
     }
@@ -197,22 +394,24 @@ pub fn validate_sgemv(
     if a.1 < a_needed {
         return Err(Error::LengthMismatch { what: "A", expected: a_needed, actual: a.1 });
     }
-    if x.1 != n {
-        return Err(Error::LengthMismatch { what: "x", expected: n, actual: x.1 });
+    if x.1 != x_len {
+        return Err(Error::LengthMismatch { what: "x", expected: x_len, actual: x.1 });
     }
-    if y_len != m {
-        return Err(Error::LengthMismatch { what: "y", expected: m, actual: y_len });
+    if y_len != out_len {
+        return Err(Error::LengthMismatch { what: "y", expected: out_len, actual: y_len });
     }
     check_len("m", m)?;
     check_len("lda", lda)?;
-    Ok(SgemvShape { m, n, lda, a_addr: a.0, x_addr: x.0 })
+    Ok(SgemvShape { op, m, n, lda, a_addr: a.0, x_addr: x.0 })
 }
 
 impl Gpu {
-    /// Enqueues `y = alpha * A x + beta * y` (A row-major m×n, `opts.lda` ≥ n) without waiting.
-    /// m = 0 does nothing; n = 0 gives `y = beta * y`. With beta = 0, y is not read.
-    /// Errors: `LengthMismatch` (A shorter than (m-1)·lda+n, x ≠ n, y ≠ m), `LeadingDimension`,
-    /// `Unsupported`/`Misaligned` for a named kernel that cannot take the input.
+    /// Enqueues `y = alpha · op(A) x + beta · y` (A row-major m×n, `opts.lda` ≥ n; `opts.op`)
+    /// without waiting. An empty y does nothing; an empty sum (n = 0 for `N`, m = 0 for `T`)
+    /// gives `y = beta * y`. With beta = 0, y is not read.
+    /// Errors: `LengthMismatch` (A shorter than (m-1)·lda+n; x or y not n and m as `op`
+    /// says), `LeadingDimension`, `Unsupported`/`Misaligned` for a named kernel that cannot
+    /// take the input, `TooLarge`.
     pub fn sgemv(
         &self,
         m: usize,
@@ -224,8 +423,8 @@ impl Gpu {
     ) -> Result<()> {
         let lda = opts.lda.unwrap_or(n);
         let (a_raw, x_raw) = (crate::gpu::raw(a), crate::gpu::raw(x));
-        let shape = validate_sgemv(m, n, lda, a_raw, x_raw, y.len())?;
-        if m == 0 {
+        let shape = validate_sgemv_op(opts.op, m, n, lda, a_raw, x_raw, y.len())?;
+        if shape.out_len() == 0 {
             return Ok(());
         }
         let kernel = match opts.kernel {
@@ -234,15 +433,30 @@ impl Gpu {
         };
         kernel.validate(&shape)?;
         self.bind()?;
-        let resident = resident_blocks(SGEMV_BLOCK, self.sm_count(), self.max_threads_per_sm());
-        let (name, block, grid) = kernel.launch_config(m, resident);
+        let plan = kernel.plan(&shape, self.sm_count(), self.max_threads_per_sm())?;
+        let (name, block, grid) = (&plan.name, plan.block, plan.grid);
         let y_ptr = y.as_device_ptr().as_raw();
-        let (m32, n32, lda32) = (m as u32, n as u32, lda as u32);
-        self.launch(
-            &name,
-            grid,
-            block,
-            &[&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m32, &n32, &lda32, &opts.alpha, &opts.beta, &y_ptr],
-        )
+        let (alpha, beta) = (&opts.alpha, &opts.beta);
+        if !kernel.shapes64() {
+            let (m32, n32, lda32) = (m as u32, n as u32, lda as u32);
+            let args: [&dyn KernelArg; 10] =
+                [&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m32, &n32, &lda32, alpha, beta, &y_ptr];
+            return self.launch(name, grid, block, &args);
+        }
+        // Split kernels also take partials per (split, output) and a zeroed counter per tile,
+        // allocated only with several splits (the kernels touch neither otherwise).
+        let (partials, counters) = if plan.splits > 1 {
+            (self.partials(4 * plan.splits * shape.out_len())?, self.flagged_slots(div_ceil(plan.tiles, 2))?)
+        } else {
+            (0, 0)
+        };
+        let mut args: Vec<&dyn KernelArg> =
+            vec![&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m, &n, &lda, alpha, beta, &y_ptr];
+        args.extend(plan.args.iter().map(|a| a as &dyn KernelArg));
+        if plan.tiles > 0 {
+            args.push(&partials);
+            args.push(&counters);
+        }
+        self.launch(name, grid, block, &args)
     }
 }

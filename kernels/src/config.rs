@@ -75,6 +75,24 @@ pub const SGEMV_VEC4_COLS: [u32; 5] = [4, 8, 16, 32, 64];
 /// Row groups in one warp's tile, with all their loads issued before any reduction.
 pub const SGEMV_ROW_UNROLL: u32 = 4;
 
+/// Threads per block of the split-K kernels (`Op::N`, few wide rows: a block per row chunk).
+pub const SGEMV_SPLIT_BLOCK: u32 = 256;
+/// Split-K: the host splits rows into column chunks until the grid holds this many blocks per
+/// resident block slot, keeping each chunk at least `4 · VECTOR_UNROLL · SGEMV_SPLIT_BLOCK`
+/// columns (four float4s per thread).
+pub const SGEMV_SPLIT_WAVES: u32 = 2;
+/// `Op::N` with n at least this uses split-K (a block per row chunk); narrower rows above the
+/// float4 rows-per-warp sizes use `warp_rows` (a warp per four rows).
+pub const SGEMV_WIDE_N: usize = 1024;
+/// Threads per block of the transposed kernels (`Op::T`).
+pub const SGEMV_T_BLOCK: u32 = 512;
+/// Most lanes that share one row of a transposed block's column tile (4 columns each); the
+/// host uses the smallest power of two covering n / 4, up to this.
+pub const SGEMV_T_MAX_LANES: u32 = 32;
+/// `Op::T`: rows are split across blocks until the grid holds this many blocks per resident
+/// block slot (one wave: no tail of late blocks).
+pub const SGEMV_T_WAVES: u32 = 1;
+
 /// A (min, max) pair as the minmax kernels write it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
