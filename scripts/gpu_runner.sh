@@ -8,7 +8,10 @@
 #   consumer  bin/consumer: the stable-toolchain application on the prebuilt kernels
 #   open      bin/open_time in new processes: PTX (JIT) against the cubin, JIT cache off, then warm
 #   bench     bin/bench, then python3 torch_peers.py
-#   all       tests, sanitizer, main, consumer, open, bench
+#   native    nvcc native_peers.cu (-lcublas), then ./native_peers (one line and a skip without nvcc)
+#   charts    python3 charts.py over $BENCH_CSV_DIR (one line and a skip without matplotlib)
+#   all       tests, sanitizer, main, consumer, open, bench, native, charts
+# BENCH_CSV_DIR (default ./csv) receives the CSV rows of bench, torch_peers.py and native_peers.
 # Always runs every requested stage; exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
@@ -16,10 +19,12 @@ export REQUIRE_GPU="${REQUIRE_GPU:-}"
 
 MODE="${1:-all}"
 case "$MODE" in
-    all) STAGES="tests sanitizer main consumer open bench" ;;
-    tests|sanitizer|main|consumer|open|bench) STAGES="$MODE" ;;
-    *) echo "usage: $0 [tests|sanitizer|main|consumer|open|bench|all]" >&2; exit 2 ;;
+    all) STAGES="tests sanitizer main consumer open bench native charts" ;;
+    tests|sanitizer|main|consumer|open|bench|native|charts) STAGES="$MODE" ;;
+    *) echo "usage: $0 [tests|sanitizer|main|consumer|open|bench|native|charts|all]" >&2; exit 2 ;;
 esac
+export BENCH_CSV_DIR="${BENCH_CSV_DIR:-$PWD/csv}"
+mkdir -p "$BENCH_CSV_DIR"
 
 FAILED=0          # any failure anywhere -> non-zero exit
 SUMMARY=()        # one line per stage/binary, printed at the end
@@ -122,6 +127,26 @@ stage_bench() {
     if ./bin/bench; then note "bench" PASS; else note "bench" "FAIL (exit $?)"; fi
     hdr "bench: torch_peers.py"
     if PYTHONUNBUFFERED=1 python3 torch_peers.py; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
+}
+
+stage_native() {
+    local nvcc cc
+    hdr "native: native_peers.cu (CUB, cuBLAS)"
+    nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+    if [ -z "$nvcc" ]; then echo "native: nvcc not found, native peers skipped"; SUMMARY+=("native: SKIPPED (no nvcc)"); return; fi
+    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
+    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas && ./native_peers; then
+        note "native" PASS
+    else note "native" "FAIL (exit $?)"; fi
+}
+
+stage_charts() {
+    hdr "charts: charts.py over $BENCH_CSV_DIR"
+    if ! python3 -c "import matplotlib" 2>/dev/null; then
+        echo "charts: matplotlib not installed, charts skipped (draw them from the CSV files elsewhere)"
+        SUMMARY+=("charts: SKIPPED (no matplotlib)"); return
+    fi
+    if python3 charts.py "$BENCH_CSV_DIR" "$BENCH_CSV_DIR/charts"; then note "charts" PASS; else note "charts" "FAIL (exit $?)"; fi
 }
 
 if command -v nvidia-smi >/dev/null 2>&1; then
