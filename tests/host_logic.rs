@@ -411,7 +411,9 @@ fn sgemv_op_validation() {
 
 #[test]
 fn sgemv_split_plans_cover_every_output() {
-    use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, VECTOR_UNROLL};
+    use cudakernels::config::{
+        SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, VECTOR_UNROLL,
+    };
     use cudakernels::Op;
     let sizes = [0usize, 1, 3, 4, 5, 64, 100, 1000, 4096, 11008, 1 << 20];
     for &(sms, threads) in [(1u32, 1024u32), (132, 2048), (8, 1536)].iter() {
@@ -433,7 +435,12 @@ fn sgemv_split_plans_cover_every_output() {
                     }
                     let p = k.plan(&op_shape(Op::T, m, n, n, 0x1000), sms, threads).unwrap();
                     let (lanes, rows) = (p.args[0], p.args[1]);
-                    assert!(lanes.is_power_of_two() && lanes <= SGEMV_T_MAX_LANES as usize, "{:?}", p);
+                    assert!(lanes.is_power_of_two() && lanes <= SGEMV_T_BLOCK as usize / 4, "{:?}", p);
+                    assert!(
+                        lanes <= SGEMV_T_MAX_LANES as usize || m * SGEMV_T_MAX_LANES as usize <= 16 * 512,
+                        "{:?}",
+                        p
+                    );
                     assert_eq!((p.block, p.grid as usize), (SGEMV_T_BLOCK, p.tiles * p.splits));
                     assert!(p.tiles * 4 * lanes >= n && (p.tiles - 1) * 4 * lanes < n, "{:?}", p);
                     assert!(rows >= 1 && rows * p.splits >= m && (p.splits - 1) * rows < m.max(1), "{:?}", p);

@@ -29,6 +29,8 @@ pub struct Gpu {
     /// Kernel handles by name, looked up once. Declared before `module` so they drop first;
     /// the `'static` stands for "as long as `module`" (see `launch`).
     functions: RefCell<HashMap<String, Function<'static>>>,
+    /// Resident blocks per SM by (entry point, block size), from the occupancy calculator.
+    occupancy: RefCell<HashMap<(String, u32), u32>>,
     /// `ladder::ladder_names()`, so that a ladder launch formats nothing.
     pub(crate) ladder_names: Vec<String>,
     pub(crate) module: Module,
@@ -77,6 +79,7 @@ impl Gpu {
         let workspace = RefCell::new(Workspace { partials: alloc(1024)?, counter, flagged: alloc_zeroed(1024)? });
         Ok(Gpu {
             functions: RefCell::new(HashMap::new()),
+            occupancy: RefCell::new(HashMap::new()),
             ladder_names: ladder_names(),
             module,
             stream,
@@ -131,9 +134,8 @@ impl Gpu {
         CurrentContext::set_current(&self.context).check("cuCtxSetCurrent")
     }
 
-    /// Launches kernel `name` with the raw argument words `args` (each a `DeviceCopy` value).
-    pub(crate) fn launch(&self, name: &str, grid: u32, block: u32, args: &[&dyn KernelArg]) -> Result<()> {
-        assert!(args.len() <= MAX_KERNEL_ARGS, "{} takes more than {} parameters", name, MAX_KERNEL_ARGS);
+    /// Kernel `name`'s handle, looked up once.
+    fn function(&self, name: &str) -> Result<std::cell::RefMut<'_, Function<'static>>> {
         let mut functions = self.functions.borrow_mut();
         if !functions.contains_key(name) {
             let f = self.module.get_function(name).check("cuModuleGetFunction")?;
@@ -141,14 +143,36 @@ impl Gpu {
             let f: Function<'static> = unsafe { std::mem::transmute(f) };
             functions.insert(name.to_string(), f);
         }
-        let function = &functions[name];
+        Ok(std::cell::RefMut::map(functions, |f| f.get_mut(name).expect("inserted above")))
+    }
+
+    /// Blocks of `block` threads of kernel `name` one SM holds at once (registers and shared
+    /// memory included), from the driver's occupancy calculator; cached.
+    pub(crate) fn blocks_per_sm(&self, name: &str, block: u32) -> Result<u32> {
+        let key = (name.to_string(), block);
+        if let Some(&b) = self.occupancy.borrow().get(&key) {
+            return Ok(b);
+        }
+        let blocks = self
+            .function(name)?
+            .max_active_blocks_per_multiprocessor(BlockSize::x(block), 0)
+            .check("cuOccupancyMaxActiveBlocksPerMultiprocessor")?
+            .max(1);
+        self.occupancy.borrow_mut().insert(key, blocks);
+        Ok(blocks)
+    }
+
+    /// Launches kernel `name` with the raw argument words `args` (each a `DeviceCopy` value).
+    pub(crate) fn launch(&self, name: &str, grid: u32, block: u32, args: &[&dyn KernelArg]) -> Result<()> {
+        assert!(args.len() <= MAX_KERNEL_ARGS, "{} takes more than {} parameters", name, MAX_KERNEL_ARGS);
+        let function = self.function(name)?;
         let mut ptrs = [std::ptr::null_mut(); MAX_KERNEL_ARGS];
         for (p, a) in ptrs.iter_mut().zip(args) {
             *p = a.as_arg_ptr();
         }
         // SAFETY: the callers pass exactly the kernel's parameters, in order, with device
         // pointers they validated; the launch result is checked, faults surface at the next sync.
-        unsafe { self.stream.launch(function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs[..args.len()]) }
+        unsafe { self.stream.launch(&function, GridSize::x(grid), BlockSize::x(block), 0, &ptrs[..args.len()]) }
             .check("cuLaunchKernel")
     }
 

@@ -6,8 +6,8 @@ use crate::launch::{check_len, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
     SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK, SGEMV_SPLIT_WAVES,
-    SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_N, VECTOR_BYTES, VECTOR_UNROLL,
-    WARP_SIZE,
+    SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_N,
+    VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -294,6 +294,16 @@ impl SgemvKernel {
         }
     }
 
+    /// Threads per block it is launched with.
+    pub fn block(self) -> u32 {
+        match self {
+            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar => SGEMV_SPLIT_BLOCK,
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
+            SgemvKernel::BlockPerRow => SGEMV_ROW_BLOCK,
+            _ => SGEMV_BLOCK,
+        }
+    }
+
     /// Whether the kernel splits outputs across blocks (launched through [`SgemvKernel::plan`]).
     pub fn splits_blocks(self) -> bool {
         matches!(self, SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar | SgemvKernel::TVec4 | SgemvKernel::TScalar)
@@ -313,11 +323,12 @@ impl SgemvKernel {
         (name, SGEMV_BLOCK, blocks as u32)
     }
 
-    /// The launch of this (non-`Auto`) kernel for `shape` on a device with `sm_count` SMs of
-    /// `max_threads_per_sm` threads. Split-K splits rows into chunks of at least four float4s
-    /// per thread until the grid has `SGEMV_SPLIT_WAVES` blocks per resident slot; transposed
-    /// takes the fewest lanes per row (≤ `SGEMV_T_MAX_LANES`) covering n / 4 and splits rows
-    /// (≥ four per thread) until the grid has `SGEMV_T_WAVES` blocks per slot.
+    /// The launch of this (non-`Auto`) kernel for `shape` on a device with `sm_count` SMs that
+    /// each keep `max_threads_per_sm` of its threads resident. Split-K splits rows into chunks
+    /// of at least four float4s per thread until the grid has `SGEMV_SPLIT_WAVES` blocks per
+    /// resident slot; transposed takes the fewest lanes per row (≤ `SGEMV_T_MAX_LANES`)
+    /// covering n / 4, more when m is small (`SGEMV_T_ROWS_PER_THREAD`), and splits rows (≥ four
+    /// per thread) until the grid has `SGEMV_T_WAVES` blocks per slot.
     pub fn plan(self, shape: &SgemvShape, sm_count: u32, max_threads_per_sm: u32) -> Result<SgemvPlan> {
         let (m, n) = (shape.m, shape.n);
         let fits = |what: &'static str, grid: usize| check_len(what, grid.max(1)).and(Ok(grid.max(1) as u32));
@@ -343,7 +354,12 @@ impl SgemvKernel {
             }
             SgemvKernel::TVec4 | SgemvKernel::TScalar => {
                 let block = SGEMV_T_BLOCK;
-                let lanes = div_ceil(n.max(1), 4).next_power_of_two().min(SGEMV_T_MAX_LANES as usize);
+                // Lanes per row: enough for n / 4 (≤ SGEMV_T_MAX_LANES), more when rows are too
+                // few for the block's row groups (a tile of at most one float4 per thread).
+                let by_n = div_ceil(n.max(1), 4).next_power_of_two().min(SGEMV_T_MAX_LANES as usize);
+                let by_m =
+                    (SGEMV_T_ROWS_PER_THREAD * block as usize / m.max(1)).next_power_of_two().min(block as usize / 4);
+                let lanes = by_n.max(by_m).min(div_ceil(n.max(1), 4).next_power_of_two());
                 let tiles = div_ceil(n.max(1), 4 * lanes);
                 let groups = block as usize / lanes;
                 let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_T_WAVES) as usize;
@@ -433,7 +449,11 @@ impl Gpu {
         };
         kernel.validate(&shape)?;
         self.bind()?;
-        let plan = kernel.plan(&shape, self.sm_count(), self.max_threads_per_sm())?;
+        // Plan with the blocks the device really keeps resident (registers may allow fewer
+        // than max_threads_per_sm / block).
+        let block = kernel.block();
+        let resident_threads = self.blocks_per_sm(&kernel.entry_point(), block)? * block;
+        let plan = kernel.plan(&shape, self.sm_count(), resident_threads.min(self.max_threads_per_sm()))?;
         let (name, block, grid) = (&plan.name, plan.block, plan.grid);
         let y_ptr = y.as_device_ptr().as_raw();
         let (alpha, beta) = (&opts.alpha, &opts.beta);

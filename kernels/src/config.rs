@@ -89,6 +89,9 @@ pub const SGEMV_T_BLOCK: u32 = 512;
 /// Most lanes that share one row of a transposed block's column tile (4 columns each); the
 /// host uses the smallest power of two covering n / 4, up to this.
 pub const SGEMV_T_MAX_LANES: u32 = 32;
+/// `Op::T` with few rows: lanes per row grow (up to `SGEMV_T_BLOCK / 4`) until each thread
+/// gets about this many rows, so short blocks do not dominate.
+pub const SGEMV_T_ROWS_PER_THREAD: usize = 16;
 /// `Op::T`: rows are split across blocks until the grid holds this many blocks per resident
 /// block slot (one wave: no tail of late blocks).
 pub const SGEMV_T_WAVES: u32 = 1;

@@ -3,7 +3,7 @@
 //! split `b / tiles`. The B/L lane groups walk rows g, g + B/L, … with four rows in flight, so
 //! each step reads B/L row segments, coalesced. Groups fold in a fixed order through shared
 //! memory; with several splits the tile's last block (`tile_fold`) folds the splits' partials
-//! in split order. Deterministic. Limits: L a power of two ≤ `SGEMV_T_MAX_LANES`, block =
+//! in split order. Deterministic. Limits: L a power of two ≤ block / 4, block =
 //! `SGEMV_T_BLOCK`; float4 (`VEC`) needs aligned A, lda % 4 == 0 and n % 4 == 0.
 use super::{load4, store_y, tile_fold};
 use crate::block::sync_threads;
