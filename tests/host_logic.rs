@@ -437,7 +437,8 @@ fn sgemv_split_plans_cover_every_output() {
                     let (lanes, rows) = (p.args[0], p.args[1]);
                     assert!(lanes.is_power_of_two() && lanes <= SGEMV_T_BLOCK as usize / 4, "{:?}", p);
                     assert!(
-                        lanes <= SGEMV_T_MAX_LANES as usize || m * SGEMV_T_MAX_LANES as usize <= 16 * 512,
+                        lanes <= SGEMV_T_MAX_LANES as usize
+                            || m * SGEMV_T_MAX_LANES as usize <= SGEMV_T_ROWS_PER_THREAD * SGEMV_T_BLOCK as usize,
                         "{:?}",
                         p
                     );
