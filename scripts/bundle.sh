@@ -62,7 +62,7 @@ echo "== the stable consumer (examples/consumer), on the committed images"
 bash scripts/consumer.sh build
 cp "$TARGET_DIR/consumer/release/consumer" "$OUTDIR/bin/"
 
-cp scripts/torch_peers.py scripts/native_peers.cu "$OUTDIR/"
+cp scripts/torch_peers.py scripts/native_peers.cu scripts/charts.py "$OUTDIR/"
 cp scripts/gpu_runner.sh "$OUTDIR/run.sh"
 chmod +x "$OUTDIR/run.sh" "$OUTDIR"/bin/* "$OUTDIR"/tests/*
 

@@ -9,10 +9,11 @@
 #   main       bin/cudakernels
 #   consumer   bin/consumer: the stable-toolchain application on the prebuilt kernels
 #   open       bin/open_time in new processes: PTX (JIT) against the cubin, JIT cache off, then warm
-#   bench      bin/bench, then python3 torch_peers.py, then the native peers (native_peers.cu,
-#              compiled here with /usr/local/cuda/bin/nvcc; skipped with one line without it)
-#   native     only the native peers
-#   all        tests, sanitizers, main, consumer, open, bench
+#   bench      bin/bench, then python3 torch_peers.py, then the native peers
+#   native     nvcc native_peers.cu (-lcublas), then ./native_peers (CUB, cuBLAS; one line and a
+#              skip without nvcc)
+#   charts     python3 charts.py over $BENCH_CSV_DIR (one line and a skip without matplotlib)
+#   all        tests, sanitizers, main, consumer, open, bench, charts
 # Always runs every requested stage; exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
@@ -22,12 +23,14 @@ MODE="${*:-all}"
 STAGES=""
 for m in ${MODE}; do
     case "$m" in
-        all) STAGES="$STAGES tests sanitizer racecheck synccheck initcheck main consumer open bench" ;;
+        all) STAGES="$STAGES tests sanitizer racecheck synccheck initcheck main consumer open bench charts" ;;
         sanitizers) STAGES="$STAGES sanitizer racecheck synccheck initcheck" ;;
-        tests|sanitizer|racecheck|synccheck|initcheck|main|consumer|open|bench|native) STAGES="$STAGES $m" ;;
-        *) echo "usage: $0 [tests|sanitizer|racecheck|synccheck|initcheck|sanitizers|main|consumer|open|bench|native|all]..." >&2; exit 2 ;;
+        tests|sanitizer|racecheck|synccheck|initcheck|main|consumer|open|bench|native|charts) STAGES="$STAGES $m" ;;
+        *) echo "usage: $0 [tests|sanitizer|racecheck|synccheck|initcheck|sanitizers|main|consumer|open|bench|native|charts|all]..." >&2; exit 2 ;;
     esac
 done
+export BENCH_CSV_DIR="${BENCH_CSV_DIR:-$PWD/csv}"
+mkdir -p "$BENCH_CSV_DIR"
 
 FAILED=0          # any failure anywhere -> non-zero exit
 SUMMARY=()        # one line per stage/binary, printed at the end
@@ -153,18 +156,23 @@ stage_bench() {
 
 # The native C++ peers: native_peers.cu compiled here with nvcc (CUDA on the GPU machine).
 stage_native() {
-    local nvcc=/usr/local/cuda/bin/nvcc arch
-    hdr "bench: native_peers.cu"
-    if [ ! -x "$nvcc" ]; then
-        echo "native peers skipped: $nvcc not found"
-        return
+    local nvcc cc
+    hdr "native: native_peers.cu (CUB, cuBLAS)"
+    nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+    if [ -z "$nvcc" ]; then echo "native: nvcc not found, native peers skipped"; SUMMARY+=("native: SKIPPED (no nvcc)"); return; fi
+    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
+    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas && ./native_peers; then
+        note "native" PASS
+    else note "native" "FAIL (exit $?)"; fi
+}
+
+stage_charts() {
+    hdr "charts: charts.py over $BENCH_CSV_DIR"
+    if ! python3 -c "import matplotlib" 2>/dev/null; then
+        echo "charts: matplotlib not installed, charts skipped (draw them from the CSV files elsewhere)"
+        SUMMARY+=("charts: SKIPPED (no matplotlib)"); return
     fi
-    arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.')
-    if ! "$nvcc" -O3 -std=c++17 ${arch:+-arch=sm_$arch} -o native_peers native_peers.cu; then
-        note "native_peers" "FAIL (nvcc)"
-        return
-    fi
-    if ./native_peers; then note "native_peers" PASS; else note "native_peers" "FAIL (exit $?)"; fi
+    if python3 charts.py "$BENCH_CSV_DIR" "$BENCH_CSV_DIR/charts"; then note "charts" PASS; else note "charts" "FAIL (exit $?)"; fi
 }
 
 if command -v nvidia-smi >/dev/null 2>&1; then

@@ -1,11 +1,18 @@
 // Native C++ peers for the cudakernels benchmarks, compiled on the GPU machine by the runner:
 //   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_XX -o native_peers native_peers.cu
-// Usage: ./native_peers [value]...   (sections; all by default). Prints markdown tables.
+//   (sgemv needs -lcublas)
+// Usage: ./native_peers [value|sgemv]...   (sections; all by default). Prints markdown tables;
+// with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv there.
 //   value  a value to the host: cub::DeviceReduce::Sum into a device word, cudaMemcpyAsync into
 //          pinned memory on the same stream, cudaStreamSynchronize; host clock per call, median
 //          and mean of VALUE_CALLS calls (the bench's "value to the host" section times the same).
-// Every CUDA call is checked. A later section adds cuBLAS (sgemv).
+//   sgemv  cublasSgemv on the bench's shapes (src/bin/bench.rs SHAPES), both ops, A row-major
+//          m x n = column-major n x m: Op::N is CUBLAS_OP_T on it, Op::T is CUBLAS_OP_N. CUDA
+//          events per call, median of REPS after WARMUP_REPS, cold (A rotated through buffers
+//          totalling >= 4x L2), pipelined (QUEUED calls between one event pair), hot.
+// Every CUDA and cuBLAS call is checked.
 #include <cub/cub.cuh>
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,6 +31,16 @@
         if (e_ != cudaSuccess) {                                                               \
             std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,          \
                          cudaGetErrorString(e_));                                              \
+            std::exit(1);                                                                      \
+        }                                                                                      \
+    } while (0)
+
+#define CHECK_BLAS(call)                                                                       \
+    do {                                                                                       \
+        cublasStatus_t s_ = (call);                                                            \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                     \
+            std::fprintf(stderr, "%s:%d: %s failed: status %d\n", __FILE__, __LINE__, #call,   \
+                         int(s_));                                                             \
             std::exit(1);                                                                      \
         }                                                                                      \
     } while (0)
@@ -98,6 +115,127 @@ static void value_section(cudaStream_t stream) {
     }
 }
 
+// The bench's SHAPES: (m, n, lda - n, offset of A, offset of x), in elements.
+struct Shape {
+    size_t m, n, pad, a_off, x_off;
+};
+static const Shape SHAPES[] = {
+    {1024, 1024, 0, 0, 0},    {4096, 4096, 0, 0, 0},    {8192, 8192, 0, 0, 0},   {16384, 16384, 0, 0, 0},
+    {4096, 11008, 0, 0, 0},   {11008, 4096, 0, 0, 0},   {4096, 14336, 0, 0, 0},  {14336, 4096, 0, 0, 0},
+    {1 << 20, 16, 0, 0, 0},   {1 << 20, 32, 0, 0, 0},   {1 << 20, 64, 0, 0, 0},  {1 << 20, 128, 0, 0, 0},
+    {1 << 20, 256, 0, 0, 0},  {64, 1 << 20, 0, 0, 0},   {256, 1 << 20, 0, 0, 0}, {4096, 4096, 1, 0, 0},
+    {4096, 4096, 0, 1, 1},    {1 << 20, 16, 1, 0, 0},   {1 << 20, 16, 0, 1, 1},  {1000, 1000, 0, 0, 0},
+    {1 << 20, 3, 0, 0, 0},    {3, 1 << 20, 0, 0, 0},
+};
+static const int REPS = 30, WARMUP_REPS = 5, QUEUED = 20;
+
+// Median ms of `reps` calls f(i), each between its own event pair, after WARMUP_REPS calls.
+template <class F>
+static double median_ms(cudaStream_t stream, int reps, F f) {
+    for (int i = 0; i < WARMUP_REPS; ++i) f(i);
+    CHECK(cudaStreamSynchronize(stream));
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    std::vector<double> ms(reps);
+    for (int i = 0; i < reps; ++i) {
+        CHECK(cudaEventRecord(start, stream));
+        f(WARMUP_REPS + i);
+        CHECK(cudaEventRecord(stop, stream));
+        CHECK(cudaEventSynchronize(stop));
+        float t = 0;
+        CHECK(cudaEventElapsedTime(&t, start, stop));
+        ms[i] = t;
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+static void sgemv_section(cudaStream_t stream, const cudaDeviceProp &prop) {
+    cublasHandle_t handle;
+    CHECK_BLAS(cublasCreate(&handle));
+    CHECK_BLAS(cublasSetStream(handle, stream));
+    const char *csv_dir = std::getenv("BENCH_CSV_DIR");
+    FILE *csv = nullptr;
+    if (csv_dir) {
+        std::string path = std::string(csv_dir) + "/sgemv_cublas.csv";
+        csv = std::fopen(path.c_str(), "w");
+        if (!csv) std::fprintf(stderr, "warning: cannot write %s\n", path.c_str());
+        else std::fprintf(csv, "m,n,lda,a_off,x_off,op,cold_us,pipelined_us,hot_us,gbps\n");
+    }
+    std::printf("\n### native: cublasSgemv, A row-major m x n (cold: A rotated past L2; median of %d after %d)\n\n",
+                REPS, WARMUP_REPS);
+    std::printf("| m | n | lda | offsets | op | cold µs | cold pipelined µs | hot µs | GB/s | check |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n");
+    size_t l2 = size_t(prop.l2CacheSize);
+    for (const Shape &s : SHAPES) {
+        size_t lda = s.n + s.pad, a_len = s.a_off + (s.m - 1) * lda + s.n;
+        size_t count = std::max<size_t>(2, (4 * l2 + 4 * a_len - 1) / (4 * a_len));
+        std::vector<float> host(a_len);
+        for (size_t i = 0; i < a_len; ++i) host[i] = float(int(i % 13) - 6) * 0.125f;
+        std::vector<float *> as(count);
+        for (auto &a : as) {
+            CHECK(cudaMalloc(&a, a_len * sizeof(float)));
+            CHECK(cudaMemcpy(a, host.data(), a_len * sizeof(float), cudaMemcpyHostToDevice));
+        }
+        for (int t = 0; t < 2; ++t) {
+            bool trans = t == 1;  // our Op::T
+            size_t x_len = trans ? s.m : s.n, y_len = trans ? s.n : s.m;
+            std::vector<float> hx(s.x_off + x_len);
+            for (size_t i = 0; i < hx.size(); ++i) hx[i] = float(i % 5) * 0.25f;
+            float *x = nullptr, *y = nullptr;
+            CHECK(cudaMalloc(&x, hx.size() * sizeof(float)));
+            CHECK(cudaMalloc(&y, y_len * sizeof(float)));
+            CHECK(cudaMemcpy(x, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice));
+            const float alpha = 1.0f, beta = 0.0f;
+            // Column-major n x m with leading dimension lda.
+            auto call = [&](int i) {
+                CHECK_BLAS(cublasSgemv(handle, trans ? CUBLAS_OP_N : CUBLAS_OP_T, int(s.n), int(s.m), &alpha,
+                                       as[i % count] + s.a_off, int(lda), x + s.x_off, 1, &beta, y, 1));
+            };
+            double cold = median_ms(stream, REPS, call);
+            double piped = median_ms(stream, 5, [&](int i) {
+                               for (int j = 0; j < QUEUED; ++j) call(i * QUEUED + j);
+                           }) / QUEUED;
+            double hot = median_ms(stream, REPS, [&](int) { call(0); });
+            // Check a few outputs against a double reference.
+            std::vector<float> hy(y_len);
+            CHECK(cudaMemcpy(hy.data(), y, y_len * sizeof(float), cudaMemcpyDeviceToHost));
+            bool ok = true;
+            for (size_t o : {size_t(0), y_len / 2, y_len - 1}) {
+                double want = 0, mag = 0;
+                size_t len = trans ? s.m : s.n;
+                for (size_t k = 0; k < len; ++k) {
+                    size_t r = trans ? k : o, c = trans ? o : k;
+                    double p = double(host[s.a_off + r * lda + c]) * hx[s.x_off + k];
+                    want += p;
+                    mag += std::fabs(p);
+                }
+                ok = ok && std::fabs(hy[o] - want) <= 1e-4 * mag + 1e-6;
+            }
+            size_t bytes = 4 * (s.m * s.n + s.m + s.n);
+            double gbps = bytes / (cold * 1e-3) / 1e9;
+            std::printf("| %zu | %zu | %zu | (%zu, %zu) | %s | %.1f | %.1f | %.1f | %.0f | %s |\n", s.m, s.n, lda,
+                        s.a_off, s.x_off, trans ? "T" : "N", cold * 1e3, piped * 1e3, hot * 1e3, gbps,
+                        ok ? "ok" : "FAIL");
+            if (csv)
+                std::fprintf(csv, "%zu,%zu,%zu,%zu,%zu,%s,%.2f,%.2f,%.2f,%.1f\n", s.m, s.n, lda, s.a_off, s.x_off,
+                             trans ? "T" : "N", cold * 1e3, piped * 1e3, hot * 1e3, gbps);
+            CHECK(cudaFree(x));
+            CHECK(cudaFree(y));
+            if (!ok) {
+                std::fprintf(stderr, "native sgemv: wrong result for %zu x %zu\n", s.m, s.n);
+                std::exit(1);
+            }
+        }
+        for (auto a : as) CHECK(cudaFree(a));
+    }
+    if (csv) std::fclose(csv);
+    CHECK_BLAS(cublasDestroy(handle));
+}
+
 int main(int argc, char **argv) {
     auto wanted = [&](const char *name) {
         if (argc < 2) return true;
@@ -106,8 +244,8 @@ int main(int argc, char **argv) {
         return false;
     };
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "value") != 0) {
-            std::fprintf(stderr, "unknown section %s; sections: value\n", argv[i]);
+        if (std::strcmp(argv[i], "value") != 0 && std::strcmp(argv[i], "sgemv") != 0) {
+            std::fprintf(stderr, "unknown section %s; sections: value sgemv\n", argv[i]);
             return 2;
         }
     }
@@ -119,6 +257,7 @@ int main(int argc, char **argv) {
     cudaStream_t stream;
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     if (wanted("value")) value_section(stream);
+    if (wanted("sgemv")) sgemv_section(stream, prop);
     CHECK(cudaStreamDestroy(stream));
     return 0;
 }

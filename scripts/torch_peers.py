@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv, value).
 
-Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N] [--only copy,sum,aminmax,mv,value]
+Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N] [--only copy,sum,aminmax,mv,shapes,value]
 
 "value" times a value returned to Python (x.sum().item(), torch.aminmax read back) on the host
 clock, per call, median of VALUE_CALLS calls: what a program waits for.
+"shapes" times torch.mv(A, x) and torch.mv(A.t(), x) on the bench's sgemv shapes (SHAPES below,
+as in src/bin/bench.rs) and, with BENCH_CSV_DIR set, writes sgemv_torch.csv there.
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
 "hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
@@ -14,6 +16,7 @@ exceeds 4x L2 (just 2 inputs when one alone is larger than L2). GB/s = bytes / t
 import argparse
 import datetime
 import math
+import os
 import statistics
 
 import torch
@@ -75,7 +78,7 @@ def release():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
-    ap.add_argument("--only", default="copy,sum,aminmax,mv,value", help="comma-separated sections to run")
+    ap.add_argument("--only", default="copy,sum,aminmax,mv,shapes,value", help="comma-separated sections to run")
     ap.add_argument("--reps", type=int, help="timed repetitions (default 50, 10 with --quick)")
     args = ap.parse_args()
     only = set(args.only.split(","))
@@ -101,6 +104,8 @@ def main():
         aminmax_per_dtype(dev, reps, warmup)
     if "mv" in only:
         mv_hot_cold(dev, reps, warmup, l2)
+    if "shapes" in only:
+        mv_shapes(dev, reps, warmup, l2)
     if "value" in only:
         value_to_host(dev)
 
@@ -200,6 +205,47 @@ def mv_hot_cold(dev, reps, warmup, l2):
                 del As
                 release()
             del x
+
+
+# (m, n, lda - n, offset of A, offset of x), as src/bin/bench.rs SHAPES.
+SHAPES = [
+    (1024, 1024, 0, 0, 0), (4096, 4096, 0, 0, 0), (8192, 8192, 0, 0, 0), (16384, 16384, 0, 0, 0),
+    (4096, 11008, 0, 0, 0), (11008, 4096, 0, 0, 0), (4096, 14336, 0, 0, 0), (14336, 4096, 0, 0, 0),
+    (1 << 20, 16, 0, 0, 0), (1 << 20, 32, 0, 0, 0), (1 << 20, 64, 0, 0, 0), (1 << 20, 128, 0, 0, 0),
+    (1 << 20, 256, 0, 0, 0), (64, 1 << 20, 0, 0, 0), (256, 1 << 20, 0, 0, 0), (4096, 4096, 1, 0, 0),
+    (4096, 4096, 0, 1, 1), (1 << 20, 16, 1, 0, 0), (1 << 20, 16, 0, 1, 1), (1000, 1000, 0, 0, 0),
+    (1 << 20, 3, 0, 0, 0), (3, 1 << 20, 0, 0, 0),
+]
+
+
+def mv_shapes(dev, reps, warmup, l2):
+    """torch.mv on A (op N) and on A.t() (op T), A a row-major m x n view with stride lda, cold."""
+    header("torch.mv on the bench's sgemv shapes, cold (A rotated past L2)")
+    csv_dir = os.environ.get("BENCH_CSV_DIR")
+    csv = open(os.path.join(csv_dir, "sgemv_torch.csv"), "w") if csv_dir else None
+    if csv:
+        csv.write("m,n,lda,a_off,x_off,op,cold_us,gbps\n")
+    for m, n, pad, a_off, x_off in SHAPES:
+        lda = n + pad
+        a_len = a_off + (m - 1) * lda + n
+        count = max(2, math.ceil(4 * l2 / (4 * a_len)))
+        bases = [torch.rand(a_len, device=dev) for _ in range(count)]
+        views = [b[a_off:].as_strided((m, n), (lda, 1)) for b in bases]
+        nbytes = 4 * (m * n + m + n)
+        for op in ("N", "T"):
+            xb = torch.rand(x_off + (n if op == "N" else m), device=dev)
+            x = xb[x_off:]
+            inputs = [((v if op == "N" else v.t()), x) for v in views]
+            us = time_median(torch.mv, inputs, reps, warmup)
+            row(f"torch.mv ({'A' if op == 'N' else 'A.t()'})", f"{m}x{n} lda {lda} off ({a_off},{x_off})",
+                "float32", f"cold ({count})", us, nbytes)
+            if csv:
+                csv.write(f"{m},{n},{lda},{a_off},{x_off},{op},{us:.2f},{nbytes / us / 1e3:.1f}\n")
+            del xb, x, inputs
+        del bases, views
+        release()
+    if csv:
+        csv.close()
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ fn run(
         a,
         x,
         &mut y,
-        SgemvOptions { alpha: case.alpha, beta: case.beta, lda: Some(case.lda), kernel },
+        SgemvOptions { alpha: case.alpha, beta: case.beta, lda: Some(case.lda), kernel, ..Default::default() },
     )?;
     Ok(download(gpu, &y))
 }

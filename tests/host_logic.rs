@@ -52,7 +52,7 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
     }
     assert_eq!(typed_names().len(), 33);
     for k in SgemvKernel::EXPLICIT.iter() {
-        entry(k.launch_config(1, 1).0);
+        entry(k.entry_point());
     }
 }
 
@@ -80,12 +80,9 @@ fn shuffle_kernels_use_shfl_sync() {
 
 #[test]
 fn vector_kernels_use_16_byte_loads() {
-    let mut names: Vec<String> = SgemvKernel::EXPLICIT
-        .iter()
-        .filter(|k| k.vector_loads())
-        .map(|k| k.launch_config(1, 1).0.to_string())
-        .collect();
-    assert_eq!(names.len(), 2 + SGEMV_VEC4_COLS.len());
+    let mut names: Vec<String> =
+        SgemvKernel::EXPLICIT.iter().filter(|k| k.vector_loads()).map(|k| k.entry_point().to_string()).collect();
+    assert_eq!(names.len(), 5 + SGEMV_VEC4_COLS.len());
     for &b in LADDER_BLOCKS.iter() {
         names.push(ladder_entry_point::<f32>(LadderKernel::Vectorized, b));
         names.push(ladder_entry_point::<i32>(LadderKernel::Vectorized, b));
@@ -183,7 +180,7 @@ fn handles_and_streams_are_send_and_sync() {
 fn sgemv_entry_names_follow_the_explicit_kernels() {
     for (i, k) in SgemvKernel::EXPLICIT.iter().enumerate() {
         assert_eq!(k.index(), i);
-        assert_eq!(k.launch_config(1, 1).0, cudakernels::config::SGEMV_ENTRIES[i]);
+        assert_eq!(k.entry_point(), cudakernels::config::SGEMV_ENTRIES[i]);
     }
     assert_eq!(SgemvKernel::RowsPerWarp(4).launch_config(1, 1).0, "sgemv_rows4");
     assert_eq!(SgemvKernel::Vec4Rows(64).launch_config(1, 1).0, "sgemv_vec4_n64");
@@ -217,7 +214,7 @@ fn strategy_validation() {
 }
 
 fn shape(m: usize, n: usize, lda: usize, a_addr: u64, x_addr: u64) -> SgemvShape {
-    SgemvShape { m, n, lda, a_addr, x_addr }
+    SgemvShape { op: cudakernels::Op::N, m, n, lda, a_addr, x_addr }
 }
 
 #[test]
@@ -293,10 +290,10 @@ fn sgemv_dispatch() {
     assert_eq!(choose(16384, 32, 33, 0x1000, 0x2000), SgemvKernel::N32);
     assert_eq!(choose(16384, 128, 128, 0x1000, 0x2000), SgemvKernel::N128);
     assert_eq!(choose(16384, 100, 100, 0x1000, 0x2000), SgemvKernel::N128);
-    assert_eq!(choose(16384, 128, 128, 0x1004, 0x2000), SgemvKernel::WarpScalar);
-    assert_eq!(choose(16384, 129, 132, 0x1000, 0x2000), SgemvKernel::WarpVec4);
-    assert_eq!(choose(16384, 129, 129, 0x1000, 0x2000), SgemvKernel::WarpScalar);
-    assert_eq!(choose(100, 4096, 4096, 0x1000, 0x2000), SgemvKernel::BlockPerRow);
+    assert_eq!(choose(16384, 128, 128, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar);
+    assert_eq!(choose(16384, 129, 132, 0x1000, 0x2000), SgemvKernel::WarpRowsVec4);
+    assert_eq!(choose(16384, 129, 129, 0x1000, 0x2000), SgemvKernel::WarpRowsScalar);
+    assert_eq!(choose(100, 4096, 4096, 0x1000, 0x2000), SgemvKernel::SplitKVec4);
     for k in SgemvKernel::EXPLICIT.iter() {
         let s = shape(10, 1, 1, 0, 0);
         let _ = k.validate(&s);
@@ -307,7 +304,7 @@ fn sgemv_dispatch() {
 fn sgemv_launch_covers_every_row() {
     for &resident in [1u32, cudakernels::launch::resident_blocks(SGEMV_BLOCK, 132, 2048)].iter() {
         for &m in [1usize, 3, 7, 8, 9, 255, 16384, 16387, 1 << 20].iter() {
-            for k in SgemvKernel::EXPLICIT.iter() {
+            for k in SgemvKernel::EXPLICIT.iter().filter(|k| !k.splits_blocks()) {
                 let (_, block, grid) = k.launch_config(m, resident);
                 assert!(block >= WARP_SIZE && block % WARP_SIZE == 0);
                 if *k == SgemvKernel::BlockPerRow {
@@ -364,4 +361,145 @@ fn ladder_kernels_carry_the_flagged_finish() {
             assert!(body.contains("ld.relaxed.gpu.global.u64"), "{:?} b{}: no flagged poll", kernel, block);
         }
     }
+}
+
+/// The shapes of issue 12: (m, n) pairs of the benchmark and the GPU tests.
+const ISSUE_SHAPES: [(usize, usize); 16] = [
+    (1024, 1024),
+    (4096, 4096),
+    (8192, 8192),
+    (16384, 16384),
+    (4096, 11008),
+    (11008, 4096),
+    (4096, 14336),
+    (14336, 4096),
+    (1 << 20, 16),
+    (1 << 20, 32),
+    (1 << 20, 64),
+    (1 << 20, 128),
+    (1 << 20, 256),
+    (64, 1 << 20),
+    (256, 1 << 20),
+    (1000, 3),
+];
+
+fn op_shape(op: cudakernels::Op, m: usize, n: usize, lda: usize, a_addr: u64) -> SgemvShape {
+    SgemvShape { op, m, n, lda, a_addr, x_addr: 0x2000 }
+}
+
+#[test]
+fn sgemv_dispatch_table_for_the_issue_shapes() {
+    use cudakernels::Op;
+    let choose = |op, m, n, lda, a| SgemvKernel::choose(&op_shape(op, m, n, lda, a));
+    for &(m, n) in ISSUE_SHAPES.iter() {
+        let (auto_n, auto_t) = (choose(Op::N, m, n, n, 0x1000), choose(Op::T, m, n, n, 0x1000));
+        let want_n = match n {
+            16 => SgemvKernel::Vec4Rows(16),
+            32 => SgemvKernel::Vec4Rows(32),
+            64 => SgemvKernel::Vec4Rows(64),
+            128 => SgemvKernel::N128,
+            256 => SgemvKernel::WarpRowsVec4,
+            3 => SgemvKernel::RowsPerWarp(8),
+            _ => SgemvKernel::SplitKVec4,
+        };
+        assert_eq!(auto_n, want_n, "Op::N {} x {}", m, n);
+        assert_eq!(auto_t, if n % 4 == 0 { SgemvKernel::TVec4 } else { SgemvKernel::TScalar }, "Op::T {}x{}", m, n);
+        // Unaligned views and odd lda fall back to scalar loads, never to the slow general warp kernels.
+        for &(lda, a) in [(n + 1, 0x1000u64), (n, 0x1004)].iter() {
+            let (k_n, k_t) = (choose(Op::N, m, n, lda, a), choose(Op::T, m, n, lda, a));
+            assert!(!k_n.vector_loads() && !k_t.vector_loads(), "{} x {} lda {}: {:?} {:?}", m, n, lda, k_n, k_t);
+            assert!(![SgemvKernel::WarpScalar, SgemvKernel::WarpVec4, SgemvKernel::BlockPerRow].contains(&k_n));
+            assert_eq!(k_t, SgemvKernel::TScalar);
+        }
+    }
+    assert_eq!(choose(Op::N, 1 << 20, 1000, 1000, 0x1000), SgemvKernel::WarpRowsVec4);
+    assert_eq!(choose(Op::N, 1 << 20, 1000, 1001, 0x1000), SgemvKernel::WarpRowsScalar);
+    assert_eq!(choose(Op::T, 1 << 20, 16, 16, 0x1004), SgemvKernel::TScalar);
+    // Op::T reads x one float at a time: x's alignment does not matter.
+    assert_eq!(
+        SgemvKernel::choose(&SgemvShape { x_addr: 0x2004, ..op_shape(Op::T, 8, 8, 8, 0x1000) }),
+        SgemvKernel::TVec4
+    );
+}
+
+#[test]
+fn sgemv_kernels_take_one_op() {
+    use cudakernels::Op;
+    for k in SgemvKernel::EXPLICIT.iter() {
+        let other = if k.op() == Op::N { Op::T } else { Op::N };
+        assert!(matches!(k.validate(&op_shape(other, 64, 64, 64, 0x1000)), Err(Error::Unsupported { .. })), "{:?}", k);
+    }
+    assert!(SgemvKernel::TVec4.validate(&op_shape(Op::T, 64, 64, 64, 0x1000)).is_ok());
+    assert!(matches!(SgemvKernel::TVec4.validate(&op_shape(Op::T, 64, 6, 8, 0x1000)), Err(Error::Unsupported { .. })));
+    assert!(matches!(
+        SgemvKernel::TVec4.validate(&op_shape(Op::T, 64, 64, 64, 0x1008)),
+        Err(Error::Misaligned { what: "A", .. })
+    ));
+    assert!(SgemvKernel::TScalar.validate(&op_shape(Op::T, 64, 3, 5, 0x1001)).is_ok());
+}
+
+#[test]
+fn sgemv_op_validation() {
+    use cudakernels::{validate_sgemv_op, Op};
+    let (a, x_m, x_n) = ((0x1000u64, 100 * 32), (0x8000u64, 100), (0x8000u64, 32));
+    assert!(validate_sgemv_op(Op::T, 100, 32, 32, a, x_m, 32).is_ok());
+    assert_eq!(
+        validate_sgemv_op(Op::T, 100, 32, 32, a, x_n, 32),
+        Err(Error::LengthMismatch { what: "x", expected: 100, actual: 32 })
+    );
+    assert_eq!(
+        validate_sgemv_op(Op::T, 100, 32, 32, a, x_m, 100),
+        Err(Error::LengthMismatch { what: "y", expected: 32, actual: 100 })
+    );
+    assert_eq!(validate_sgemv_op(Op::T, 100, 32, 31, a, x_m, 32), Err(Error::LeadingDimension { lda: 31, n: 32 }));
+    assert!(validate_sgemv_op(Op::T, 0, 7, 7, (0x1000, 0), (0x8000, 0), 7).is_ok(), "m = 0 is y = beta * y");
+    assert_eq!(validate_sgemv_op(Op::T, 0, 7, 7, (0x1000, 0), (0x8000, 0), 7).unwrap().out_len(), 7);
+}
+
+#[test]
+fn sgemv_split_plans_cover_every_output() {
+    use cudakernels::config::{
+        SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, VECTOR_UNROLL,
+    };
+    use cudakernels::Op;
+    let sizes = [0usize, 1, 3, 4, 5, 64, 100, 1000, 4096, 11008, 1 << 20];
+    for &(sms, threads) in [(1u32, 1024u32), (132, 2048), (8, 1536)].iter() {
+        for &m in sizes.iter() {
+            for &n in sizes.iter() {
+                for &k in [SgemvKernel::SplitKVec4, SgemvKernel::SplitKScalar].iter() {
+                    if m == 0 {
+                        continue; // y is empty: nothing is launched
+                    }
+                    let p = k.plan(&op_shape(Op::N, m, n, n, 0x1000), sms, threads).unwrap();
+                    let chunk = p.args[0];
+                    assert_eq!((p.block, p.tiles, p.grid as usize), (SGEMV_SPLIT_BLOCK, m, m * p.splits));
+                    assert!(chunk % 4 == 0 && chunk * p.splits >= n && (p.splits - 1) * chunk < n.max(1), "{:?}", p);
+                    assert!(p.splits == 1 || chunk >= 4 * (VECTOR_UNROLL * SGEMV_SPLIT_BLOCK) as usize, "{:?}", p);
+                }
+                for &k in [SgemvKernel::TVec4, SgemvKernel::TScalar].iter() {
+                    if n == 0 {
+                        continue;
+                    }
+                    let p = k.plan(&op_shape(Op::T, m, n, n, 0x1000), sms, threads).unwrap();
+                    let (lanes, rows) = (p.args[0], p.args[1]);
+                    assert!(lanes.is_power_of_two() && lanes <= SGEMV_T_BLOCK as usize / 4, "{:?}", p);
+                    assert!(
+                        lanes <= SGEMV_T_MAX_LANES as usize
+                            || m * SGEMV_T_MAX_LANES as usize <= SGEMV_T_ROWS_PER_THREAD * SGEMV_T_BLOCK as usize,
+                        "{:?}",
+                        p
+                    );
+                    assert_eq!((p.block, p.grid as usize), (SGEMV_T_BLOCK, p.tiles * p.splits));
+                    assert!(p.tiles * 4 * lanes >= n && (p.tiles - 1) * 4 * lanes < n, "{:?}", p);
+                    assert!(rows >= 1 && rows * p.splits >= m && (p.splits - 1) * rows < m.max(1), "{:?}", p);
+                }
+            }
+        }
+    }
+    // Few wide rows are split over the whole device; tall ones over rows.
+    let resident = cudakernels::launch::resident_blocks(SGEMV_SPLIT_BLOCK, 132, 2048) as usize;
+    let p = SgemvKernel::SplitKVec4.plan(&op_shape(Op::N, 64, 1 << 20, 1 << 20, 0x1000), 132, 2048).unwrap();
+    assert!(p.splits > 1 && p.grid as usize >= resident, "{:?}", p);
+    let p = SgemvKernel::TVec4.plan(&op_shape(Op::T, 1 << 20, 16, 16, 0x1000), 132, 2048).unwrap();
+    assert!(p.tiles == 1 && p.splits > 100, "{:?}", p);
 }

@@ -21,10 +21,11 @@ use crate::error::{alloc, Check, Error, Result};
 use crate::image::{ImageChoice, KernelImages, LoadedImage, MIN_COMPUTE_CAPABILITY};
 use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
-use cust::function::Function;
+use cust::function::{BlockSize, Function};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// 64-bit words of the result slots: the largest value call result, a `MinMax<f64>`.
@@ -49,6 +50,9 @@ struct Loaded {
     unified: bool,
     compute_capability: (u32, u32),
     image: LoadedImage,
+    /// Resident blocks per SM by (entry, block size), from the occupancy calculator; filled
+    /// on first use.
+    occupancy: Mutex<HashMap<(usize, u32), u32>>,
     context: Context,
 }
 
@@ -157,6 +161,7 @@ impl Gpu {
             unified: attr(DeviceAttribute::UnifiedAddressing)? == 1,
             compute_capability,
             image,
+            occupancy: Mutex::new(HashMap::new()),
             _module: module,
             context,
         });
@@ -236,6 +241,22 @@ impl GpuStream {
     /// workload, further calls allocate nothing.
     pub fn scratch_allocations(&self) -> usize {
         self.lock().map(|g| g.scratch.allocations).unwrap_or(0)
+    }
+
+    /// Blocks of `block` threads of entry point `entry` one SM holds at once (registers and
+    /// shared memory included), from the driver's occupancy calculator; cached per device.
+    pub(crate) fn blocks_per_sm(&self, entry: usize, block: u32) -> Result<u32> {
+        let mut cache = self.shared.occupancy.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&blocks) = cache.get(&(entry, block)) {
+            return Ok(blocks);
+        }
+        self.shared.bind()?;
+        let blocks = self.shared.functions[entry]
+            .max_active_blocks_per_multiprocessor(BlockSize::x(block), 0)
+            .check("cuOccupancyMaxActiveBlocksPerMultiprocessor")?
+            .max(1);
+        cache.insert((entry, block), blocks);
+        Ok(blocks)
     }
 
     /// Makes this device's context current on the calling thread (for the caller's own
@@ -377,7 +398,7 @@ impl<'a> Enqueue<'a> {
 }
 
 /// Most parameters any kernel takes (sgemv's `&[f32]`s count two each).
-const MAX_KERNEL_ARGS: usize = 12;
+const MAX_KERNEL_ARGS: usize = 16;
 
 /// A value passed to a kernel by address (cust's launch convention).
 pub(crate) trait KernelArg {

@@ -22,5 +22,5 @@ pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
 pub use ladder::{ladder_entry_point, Finish, LadderKernel, ReduceStrategy, SumElement};
 pub use multi::{MultiGpu, RowShard};
-pub use sgemv::{validate_sgemv, SgemvKernel, SgemvOptions, SgemvShape};
+pub use sgemv::{validate_sgemv, validate_sgemv_op, Op, SgemvKernel, SgemvOptions, SgemvPlan, SgemvShape};
 pub use typed::{typed_entry_point, TypedElement, TypedOp};

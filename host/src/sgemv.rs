@@ -1,13 +1,29 @@
-//! sgemv: `y = alpha * A x + beta * y`, A row-major m×n with leading dimension `lda`.
+//! sgemv: `y = alpha · op(A) x + beta · y`, A row-major m×n with leading dimension `lda`,
+//! op(A) = A ([`Op::N`]) or Aᵀ ([`Op::T`]).
 use crate::entries::sgemv_entry;
 use crate::error::{Error, Result};
-use crate::gpu::GpuStream;
-use crate::launch::resident_blocks;
+use crate::gpu::{GpuStream, KernelArg};
+use crate::launch::{check_grid, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
-    SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, VECTOR_BYTES,
-    WARP_SIZE,
+    SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK,
+    SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_WAVES, SGEMV_VEC4_COLS,
+    SGEMV_WIDE_N, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
 };
+
+/// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
+/// y = alpha·Aᵀ·x + beta·y (x has m entries, y n), a column-major caller's `N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    N,
+    T,
+}
+
+impl Default for Op {
+    fn default() -> Self {
+        Op::N
+    }
+}
 
 /// Which sgemv kernel runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,6 +45,19 @@ pub enum SgemvKernel {
     WarpVec4,
     /// Any n: one block per row, for wide matrices with few rows.
     BlockPerRow,
+    /// Any n: a warp per four rows, two float4s of each row in flight (aligned A and x, lda % 4 == 0).
+    WarpRowsVec4,
+    /// Any n, any alignment: `WarpRowsVec4` with scalar loads.
+    WarpRowsScalar,
+    /// Split-K for few wide rows: a block per row chunk, float4 loads, the row's last block
+    /// folds the chunks in order (aligned A and x, lda % 4 == 0).
+    SplitKVec4,
+    /// Any alignment: `SplitKVec4` with scalar loads.
+    SplitKScalar,
+    /// [`Op::T`]: column tiles × row splits, float4 loads (aligned A, lda % 4 == 0, n % 4 == 0).
+    TVec4,
+    /// [`Op::T`], any alignment: `TVec4` with scalar loads.
+    TScalar,
 }
 
 impl Default for SgemvKernel {
@@ -37,7 +66,8 @@ impl Default for SgemvKernel {
     }
 }
 
-/// Options of [`GpuStream::sgemv`](crate::GpuStream::sgemv); the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`.
+/// Options of [`GpuStream::sgemv`]; the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`,
+/// `Op::N`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SgemvOptions {
     pub alpha: f32,
@@ -45,17 +75,19 @@ pub struct SgemvOptions {
     /// Leading dimension (elements between row starts); `None` means n.
     pub lda: Option<usize>,
     pub kernel: SgemvKernel,
+    pub op: Op,
 }
 
 impl Default for SgemvOptions {
     fn default() -> Self {
-        SgemvOptions { alpha: 1.0, beta: 0.0, lda: None, kernel: SgemvKernel::Auto }
+        SgemvOptions { alpha: 1.0, beta: 0.0, lda: None, kernel: SgemvKernel::Auto, op: Op::N }
     }
 }
 
 /// The shape and addresses of one sgemv call: what dispatch and validation look at.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SgemvShape {
+    pub op: Op,
     pub m: usize,
     pub n: usize,
     pub lda: usize,
@@ -69,11 +101,35 @@ impl SgemvShape {
         let a = VECTOR_BYTES as u64;
         self.a_addr % a == 0 && self.x_addr % a == 0 && self.lda % 4 == 0
     }
+
+    /// Entries of y: m for `Op::N`, n for `Op::T`.
+    pub fn out_len(&self) -> usize {
+        match self.op {
+            Op::N => self.m,
+            Op::T => self.n,
+        }
+    }
+}
+
+/// How a kernel is launched: entry point, block and grid, and for the split kernels the split
+/// count and their one extra size argument (split-K: columns per chunk; transposed: lanes per
+/// row and rows per split).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SgemvPlan {
+    pub name: &'static str,
+    pub block: u32,
+    pub grid: u32,
+    /// Blocks sharing one tile of outputs; above 1 the kernel needs partials and counters.
+    pub splits: usize,
+    /// Output tiles (split-K: rows; transposed: column tiles): the counters needed.
+    pub tiles: usize,
+    /// Split-K: `[chunk]`; transposed: `[lanes, rows_per_split]`; otherwise empty.
+    pub args: Vec<usize>,
 }
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 13] = [
+    pub const EXPLICIT: [SgemvKernel; 19] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
@@ -87,14 +143,33 @@ impl SgemvKernel {
         SgemvKernel::WarpScalar,
         SgemvKernel::WarpVec4,
         SgemvKernel::BlockPerRow,
+        SgemvKernel::WarpRowsVec4,
+        SgemvKernel::WarpRowsScalar,
+        SgemvKernel::SplitKVec4,
+        SgemvKernel::SplitKScalar,
+        SgemvKernel::TVec4,
+        SgemvKernel::TScalar,
     ];
 
-    /// The kernel `Auto` picks: float4 rows-per-warp when aligned and n % 4 == 0, n ≤ 128;
-    /// otherwise the scalar specialized shapes, then vector loads when aligned, a block per
-    /// row when rows are few and wide.
+    /// The dispatch table of `Auto`, first match. `Op::T`: `TVec4` when A's rows are float4
+    /// aligned (A 16-byte aligned, lda and n multiples of 4), else `TScalar`. `Op::N`, by n:
+    ///
+    /// | n | float4 (A, x aligned, lda % 4 == 0) | otherwise |
+    /// |---|---|---|
+    /// | ≤ 64, n % 4 == 0 | `Vec4Rows(c)`, smallest c ≥ n | (by n below) |
+    /// | ≤ 128, n % 4 == 0 | `N128` | (by n below) |
+    /// | ≤ 4, ≤ 8, ≤ 16 | `RowsPerWarp(8, 4, 2)` | same |
+    /// | ≤ 32 | `N32` | same |
+    /// | < `SGEMV_WIDE_N` | `WarpRowsVec4` | `WarpRowsScalar` |
+    /// | ≥ `SGEMV_WIDE_N` | `SplitKVec4` | `SplitKScalar` |
     pub fn choose(shape: &SgemvShape) -> SgemvKernel {
         let n = shape.n;
-        let float4_rows = n > 0 && n % 4 == 0 && shape.vector_aligned();
+        let vec = shape.vector_aligned();
+        if shape.op == Op::T {
+            let rows_aligned = shape.a_addr % VECTOR_BYTES as u64 == 0 && shape.lda % 4 == 0 && n % 4 == 0;
+            return if rows_aligned { SgemvKernel::TVec4 } else { SgemvKernel::TScalar };
+        }
+        let float4_rows = n > 0 && n % 4 == 0 && vec;
         match n {
             _ if float4_rows && n <= 64 => {
                 SgemvKernel::Vec4Rows(*SGEMV_VEC4_COLS.iter().find(|&&c| n <= c as usize).expect("n ≤ 64"))
@@ -104,9 +179,18 @@ impl SgemvKernel {
             5..=8 => SgemvKernel::RowsPerWarp(4),
             9..=16 => SgemvKernel::RowsPerWarp(2),
             17..=32 => SgemvKernel::N32,
-            _ if n >= 2048 && shape.m <= 1024 => SgemvKernel::BlockPerRow,
-            _ if shape.vector_aligned() => SgemvKernel::WarpVec4,
-            _ => SgemvKernel::WarpScalar,
+            _ if n >= SGEMV_WIDE_N && vec => SgemvKernel::SplitKVec4,
+            _ if n >= SGEMV_WIDE_N => SgemvKernel::SplitKScalar,
+            _ if vec => SgemvKernel::WarpRowsVec4,
+            _ => SgemvKernel::WarpRowsScalar,
+        }
+    }
+
+    /// The product this kernel computes.
+    pub fn op(self) -> Op {
+        match self {
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => Op::T,
+            _ => Op::N,
         }
     }
 
@@ -114,7 +198,13 @@ impl SgemvKernel {
     pub fn validate(self, shape: &SgemvShape) -> Result<()> {
         let unsupported = |what: String| Err(Error::Unsupported { what });
         let needs_alignment = self.vector_loads();
+        if self.op() != shape.op {
+            return unsupported(format!("{:?} computes Op::{:?}, not Op::{:?}", self, self.op(), shape.op));
+        }
         match self {
+            SgemvKernel::TVec4 if shape.n % 4 != 0 => {
+                return unsupported(format!("TVec4 with n = {} (needs n % 4 == 0)", shape.n))
+            }
             SgemvKernel::N32 if shape.n > 32 => return unsupported(format!("N32 with n = {} > 32", shape.n)),
             SgemvKernel::N128 if shape.n > 128 || shape.n % 4 != 0 => {
                 return unsupported(format!("N128 with n = {} (needs n ≤ 128, n % 4 == 0)", shape.n))
@@ -138,7 +228,7 @@ impl SgemvKernel {
             if shape.a_addr % required as u64 != 0 {
                 return Err(Error::Misaligned { what: "A", required, address: shape.a_addr });
             }
-            if shape.x_addr % required as u64 != 0 {
+            if shape.op == Op::N && shape.x_addr % required as u64 != 0 {
                 return Err(Error::Misaligned { what: "x", required, address: shape.x_addr });
             }
             if shape.lda % 4 != 0 {
@@ -150,7 +240,15 @@ impl SgemvKernel {
 
     /// Whether this kernel uses float4 loads (needs aligned A and x, lda % 4 == 0).
     pub fn vector_loads(self) -> bool {
-        matches!(self, SgemvKernel::N128 | SgemvKernel::WarpVec4 | SgemvKernel::Vec4Rows(_))
+        matches!(
+            self,
+            SgemvKernel::N128
+                | SgemvKernel::WarpVec4
+                | SgemvKernel::Vec4Rows(_)
+                | SgemvKernel::WarpRowsVec4
+                | SgemvKernel::SplitKVec4
+                | SgemvKernel::TVec4
+        )
     }
 
     /// Rows one warp covers per tile (`SGEMV_ROW_UNROLL` steps); 0 for `BlockPerRow`.
@@ -169,11 +267,33 @@ impl SgemvKernel {
         SgemvKernel::EXPLICIT.iter().position(|&k| k == self).expect("an explicit sgemv kernel")
     }
 
+    /// The kernel's entry point in the PTX.
+    pub fn entry_point(self) -> &'static str {
+        SGEMV_ENTRIES[self.index()]
+    }
+
+    /// Threads per block it is launched with.
+    pub fn block(self) -> u32 {
+        match self {
+            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar => SGEMV_SPLIT_BLOCK,
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
+            SgemvKernel::BlockPerRow => SGEMV_ROW_BLOCK,
+            _ => SGEMV_BLOCK,
+        }
+    }
+
+    /// Whether the kernel splits outputs across blocks (launched through [`SgemvKernel::plan`]).
+    pub fn splits_blocks(self) -> bool {
+        matches!(self, SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar | SgemvKernel::TVec4 | SgemvKernel::TScalar)
+    }
+
     /// Entry point, threads per block and blocks for `m` rows: enough blocks for every warp
     /// to get a tile, at most `resident_blocks` (warps then stride over further tiles). Block
-    /// per row: one block per row up to `resident_blocks` (blocks then stride over rows).
+    /// per row: one block per row up to `resident_blocks` (blocks then stride over rows). Not
+    /// for the split kernels (see [`SgemvKernel::plan`]).
     pub fn launch_config(self, m: usize, resident_blocks: u32) -> (&'static str, u32, u32) {
-        let name = SGEMV_ENTRIES[self.index()];
+        assert!(!self.splits_blocks(), "{:?} is launched through plan()", self);
+        let name = self.entry_point();
         let cap = resident_blocks.max(1) as usize;
         if self == SgemvKernel::BlockPerRow {
             return (name, SGEMV_ROW_BLOCK, m.clamp(1, cap) as u32);
@@ -182,9 +302,59 @@ impl SgemvKernel {
         let blocks = ((m + rows_per_block - 1) / rows_per_block).clamp(1, cap);
         (name, SGEMV_BLOCK, blocks as u32)
     }
+
+    /// The launch of this (non-`Auto`) kernel for `shape` on a device with `sm_count` SMs that
+    /// each keep `max_threads_per_sm` of its threads resident. Split-K splits rows into chunks
+    /// of at least four float4s per thread until the grid has `SGEMV_SPLIT_WAVES` blocks per
+    /// resident slot; transposed takes the fewest lanes per row (≤ `SGEMV_T_MAX_LANES`)
+    /// covering n / 4, more when m is small (`SGEMV_T_ROWS_PER_THREAD`), and splits rows (≥ four
+    /// per thread) until the grid has `SGEMV_T_WAVES` blocks per slot.
+    pub fn plan(self, shape: &SgemvShape, sm_count: u32, max_threads_per_sm: u32) -> Result<SgemvPlan> {
+        let (m, n) = (shape.m, shape.n);
+        let fits = |what: &'static str, grid: usize| {
+            check_grid(grid.max(1), u32::MAX).map_err(|_| Error::TooLarge { what, len: grid, max: u32::MAX as usize })
+        };
+        let name = self.entry_point();
+        let plan =
+            |name: &'static str, block, grid, splits, tiles, args| SgemvPlan { name, block, grid, splits, tiles, args };
+        match self {
+            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar => {
+                let block = SGEMV_SPLIT_BLOCK;
+                let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_SPLIT_WAVES) as usize;
+                let min_chunk = 4 * (VECTOR_UNROLL * block) as usize;
+                let splits = (target / m.max(1)).clamp(1, (n / min_chunk).max(1));
+                let chunk = (div_ceil(n.max(1), splits) + 3) / 4 * 4;
+                let splits = div_ceil(n.max(1), chunk);
+                let grid = fits("m · splits (split-K grid)", m * splits)?;
+                Ok(plan(name, block, grid, splits, m, vec![chunk]))
+            }
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => {
+                let block = SGEMV_T_BLOCK;
+                // Lanes per row: enough for n / 4 (≤ SGEMV_T_MAX_LANES), more when rows are too
+                // few for the block's row groups (a tile of at most one float4 per thread).
+                let by_n = div_ceil(n.max(1), 4).next_power_of_two().min(SGEMV_T_MAX_LANES as usize);
+                let by_m =
+                    (SGEMV_T_ROWS_PER_THREAD * block as usize / m.max(1)).next_power_of_two().min(block as usize / 4);
+                let lanes = by_n.max(by_m).min(div_ceil(n.max(1), 4).next_power_of_two());
+                let tiles = div_ceil(n.max(1), 4 * lanes);
+                let groups = block as usize / lanes;
+                let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_T_WAVES) as usize;
+                let splits = (target / tiles).clamp(1, div_ceil(m, 4 * groups).max(1));
+                let rows_per_split = div_ceil(m, splits).max(1);
+                let splits = div_ceil(m, rows_per_split).max(1);
+                let grid = fits("column tiles · splits (transposed grid)", tiles * splits)?;
+                Ok(plan(name, block, grid, splits, tiles, vec![lanes, rows_per_split]))
+            }
+            _ => {
+                let resident = resident_blocks(SGEMV_BLOCK, sm_count, max_threads_per_sm);
+                let (name, block, grid) = self.launch_config(m, resident);
+                Ok(plan(name, block, grid, 1, 0, Vec::new()))
+            }
+        }
+    }
 }
 
-/// Checks lengths and `lda` of an sgemv call; returns the shape.
+/// Checks lengths and `lda` of an `Op::N` sgemv call; returns the shape.
 pub fn validate_sgemv(
     m: usize,
     n: usize,
@@ -193,6 +363,21 @@ pub fn validate_sgemv(
     x: (u64, usize),
     y_len: usize,
 ) -> Result<SgemvShape> {
+    validate_sgemv_op(Op::N, m, n, lda, a, x, y_len)
+}
+
+/// Checks lengths and `lda` of an sgemv call of either op (x: n entries for `N`, m for `T`;
+/// y the other); returns the shape.
+pub fn validate_sgemv_op(
+    op: Op,
+    m: usize,
+    n: usize,
+    lda: usize,
+    a: (u64, usize),
+    x: (u64, usize),
+    y_len: usize,
+) -> Result<SgemvShape> {
+    let (x_len, out_len) = if op == Op::N { (n, m) } else { (m, n) };
     if lda < n {
         return Err(Error::LeadingDimension { lda, n });
     }
@@ -202,20 +387,22 @@ pub fn validate_sgemv(
     if a.1 < a_needed {
         return Err(Error::LengthMismatch { what: "A", expected: a_needed, actual: a.1 });
     }
-    if x.1 != n {
-        return Err(Error::LengthMismatch { what: "x", expected: n, actual: x.1 });
+    if x.1 != x_len {
+        return Err(Error::LengthMismatch { what: "x", expected: x_len, actual: x.1 });
     }
-    if y_len != m {
-        return Err(Error::LengthMismatch { what: "y", expected: m, actual: y_len });
+    if y_len != out_len {
+        return Err(Error::LengthMismatch { what: "y", expected: out_len, actual: y_len });
     }
-    Ok(SgemvShape { m, n, lda, a_addr: a.0, x_addr: x.0 })
+    Ok(SgemvShape { op, m, n, lda, a_addr: a.0, x_addr: x.0 })
 }
 
 impl GpuStream {
-    /// Enqueues `y = alpha * A x + beta * y` (A row-major m×n, `opts.lda` ≥ n) without waiting.
-    /// m = 0 does nothing; n = 0 gives `y = beta * y`. With beta = 0, y is not read.
-    /// Errors: `LengthMismatch` (A shorter than (m-1)·lda+n, x ≠ n, y ≠ m), `LeadingDimension`,
-    /// `Unsupported`/`Misaligned` for a named kernel that cannot take the input.
+    /// Enqueues `y = alpha · op(A) x + beta · y` (A row-major m×n, `opts.lda` ≥ n; `opts.op`)
+    /// without waiting. An empty y does nothing; an empty sum (n = 0 for `N`, m = 0 for `T`)
+    /// gives `y = beta * y`. With beta = 0, y is not read.
+    /// Errors: `LengthMismatch` (A shorter than (m-1)·lda+n; x or y not n and m as `op`
+    /// says), `LeadingDimension`, `Unsupported`/`Misaligned` for a named kernel that cannot
+    /// take the input, `TooLarge`.
     pub fn sgemv(
         &self,
         m: usize,
@@ -227,8 +414,8 @@ impl GpuStream {
     ) -> Result<()> {
         let lda = opts.lda.unwrap_or(n);
         let (a_raw, x_raw) = (crate::gpu::raw(a), crate::gpu::raw(x));
-        let shape = validate_sgemv(m, n, lda, a_raw, x_raw, y.len())?;
-        if m == 0 {
+        let shape = validate_sgemv_op(opts.op, m, n, lda, a_raw, x_raw, y.len())?;
+        if shape.out_len() == 0 {
             return Ok(());
         }
         let kernel = match opts.kernel {
@@ -236,15 +423,30 @@ impl GpuStream {
             k => k,
         };
         kernel.validate(&shape)?;
-        let q = self.lock()?;
-        let resident = resident_blocks(SGEMV_BLOCK, self.sm_count(), self.max_threads_per_sm());
-        let (_, block, grid) = kernel.launch_config(m, resident);
+        let entry = sgemv_entry(kernel.index());
+        // Plan with the blocks the device really keeps resident (registers may allow fewer
+        // than max_threads_per_sm / block).
+        let block = kernel.block();
+        let resident_threads = self.blocks_per_sm(entry, block)? * block;
+        let plan = kernel.plan(&shape, self.sm_count(), resident_threads.min(self.max_threads_per_sm()))?;
+        let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
+        let mut q = self.lock()?;
         let y_ptr = y.as_device_ptr().as_raw();
-        q.launch(
-            sgemv_entry(kernel.index()),
-            grid,
-            block,
-            &[&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m, &n, &lda, &opts.alpha, &opts.beta, &y_ptr],
-        )
+        let (alpha, beta) = (&opts.alpha, &opts.beta);
+        // Split kernels also take partials per (split, output) and a zeroed counter per tile,
+        // allocated only with several splits (the kernels touch neither otherwise).
+        let (partials, counters) = if plan.splits > 1 {
+            (q.partials(4 * plan.splits * shape.out_len())?, q.flagged_slots(div_ceil(plan.tiles, 2))?)
+        } else {
+            (0, 0)
+        };
+        let mut args: Vec<&dyn KernelArg> =
+            vec![&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m, &n, &lda, alpha, beta, &y_ptr];
+        args.extend(plan.args.iter().map(|a| a as &dyn KernelArg));
+        if plan.tiles > 0 {
+            args.push(&partials);
+            args.push(&counters);
+        }
+        q.launch(entry, grid, plan.block, &args)
     }
 }

@@ -73,7 +73,7 @@ pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
 /// cols / 4 lanes per row, 128 / cols rows per warp step. 128 is `sgemv_n128`.
 pub const SGEMV_VEC4_COLS: [u32; 5] = [4, 8, 16, 32, 64];
 /// sgemv entry points, in the order of the host's `SgemvKernel::EXPLICIT`.
-pub const SGEMV_ENTRIES: [&str; 13] = [
+pub const SGEMV_ENTRIES: [&str; 19] = [
     "sgemv_n32",
     "sgemv_n128",
     "sgemv_rows2",
@@ -87,9 +87,36 @@ pub const SGEMV_ENTRIES: [&str; 13] = [
     "sgemv_warp_scalar",
     "sgemv_warp_vec4",
     "sgemv_block_per_row",
+    "sgemv_warp_rows_vec4",
+    "sgemv_warp_rows_scalar",
+    "sgemv_split_k_vec4",
+    "sgemv_split_k_scalar",
+    "sgemv_t_vec4",
+    "sgemv_t_scalar",
 ];
 /// Row groups in one warp's tile, with all their loads issued before any reduction.
 pub const SGEMV_ROW_UNROLL: u32 = 4;
+
+/// Threads per block of the split-K kernels (`Op::N`, few wide rows: a block per row chunk).
+pub const SGEMV_SPLIT_BLOCK: u32 = 256;
+/// Split-K: the host splits rows into column chunks until the grid holds this many blocks per
+/// resident block slot, keeping each chunk at least `4 · VECTOR_UNROLL · SGEMV_SPLIT_BLOCK`
+/// columns (four float4s per thread).
+pub const SGEMV_SPLIT_WAVES: u32 = 2;
+/// `Op::N` with n at least this uses split-K (a block per row chunk); narrower rows above the
+/// float4 rows-per-warp sizes use `warp_rows` (a warp per four rows).
+pub const SGEMV_WIDE_N: usize = 1024;
+/// Threads per block of the transposed kernels (`Op::T`).
+pub const SGEMV_T_BLOCK: u32 = 512;
+/// Most lanes that share one row of a transposed block's column tile (4 columns each); the
+/// host uses the smallest power of two covering n / 4, up to this.
+pub const SGEMV_T_MAX_LANES: u32 = 32;
+/// `Op::T` with few rows: lanes per row grow (up to `SGEMV_T_BLOCK / 4`) until each thread
+/// gets about this many rows, so short blocks do not dominate.
+pub const SGEMV_T_ROWS_PER_THREAD: usize = 16;
+/// `Op::T`: rows are split across blocks until the grid holds this many blocks per resident
+/// block slot (one wave: no tail of late blocks).
+pub const SGEMV_T_WAVES: u32 = 1;
 
 /// A (min, max) pair as the minmax kernels write it.
 #[repr(C)]

@@ -20,6 +20,8 @@ pub mod block;
 #[cfg(target_os = "cuda")]
 pub mod ops;
 #[cfg(target_os = "cuda")]
+pub mod packed;
+#[cfg(target_os = "cuda")]
 pub mod reduce;
 #[cfg(target_os = "cuda")]
 pub mod sgemv;

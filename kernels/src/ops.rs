@@ -31,6 +31,14 @@ pub trait Fold<E: Element>: ReduceOp {
         }
         acc
     }
+    /// Folds the unrolled loop's batch of four vectors; packed forms override it.
+    #[inline(always)]
+    fn fold_vec4(mut acc: Self::Acc, v: &[[u32; 4]; 4]) -> Self::Acc {
+        for j in 0..4 {
+            acc = Self::fold_vec(acc, &v[j]);
+        }
+        acc
+    }
 }
 
 macro_rules! element {
@@ -259,10 +267,14 @@ impl<T: Ordered + Element> Fold<T> for Max<T> {
         T::max2(acc, e)
     }
 }
-impl<T: Ordered + Element> Fold<T> for MinMax<T> {
+impl<T: crate::packed::PackedMinMax> Fold<T> for MinMax<T> {
     #[inline(always)]
     fn fold(acc: Pair<T>, e: T) -> Pair<T> {
         Pair { min: T::min2(acc.min, e), max: T::max2(acc.max, e) }
+    }
+    #[inline(always)]
+    fn fold_vec4(acc: Pair<T>, v: &[[u32; 4]; 4]) -> Pair<T> {
+        T::minmax_vec4(acc, v)
     }
 }
 

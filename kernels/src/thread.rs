@@ -64,10 +64,7 @@ pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
         let v1 = load_v4(vecs.add(i + stride));
         let v2 = load_v4(vecs.add(i + 2 * stride));
         let v3 = load_v4(vecs.add(i + 3 * stride));
-        acc = O::fold_vec(acc, &v0);
-        acc = O::fold_vec(acc, &v1);
-        acc = O::fold_vec(acc, &v2);
-        acc = O::fold_vec(acc, &v3);
+        acc = O::fold_vec4(acc, &[v0, v1, v2, v3]);
         i += unroll * stride;
     }
     while i < nvec {

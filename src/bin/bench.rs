@@ -1,16 +1,19 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [value|ladder|auto|tuning|typed|sgemv]...` (all by default).
+//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|sgemv|shapes|multi]...` (all by
+//! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
+//! CSV files there.
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
 use cudakernels::cust::memory::{
     AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer,
 };
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{
-    multi, open_with, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, ReduceStrategy, Result,
-    RowShard, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
+    multi, open_with, validate_sgemv_op, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, Op,
+    ReduceStrategy, Result, RowShard, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
 };
+use std::io::Write;
 
 const REPS: usize = 30;
 const WARMUP: usize = 5;
@@ -77,6 +80,21 @@ fn ladder_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 prev = ms;
             }
             let bw = gbps(4 * n, ms);
+            csv_row(
+                "ladder.csv",
+                "n,kernel,finish,block,grain,median_us,gbps,pct_copy",
+                format!(
+                    "{},{},{:?},{},{},{:.2},{:.1},{:.1}",
+                    n,
+                    name,
+                    finish,
+                    block,
+                    grain,
+                    ms * 1e3,
+                    bw,
+                    100.0 * bw / copy_bw
+                ),
+            );
             println!(
                 "| {} | {:?} | {} | {} | {:.1} | {:.0} | {:.1}% | {:.2}× | {:.1}× |",
                 name,
@@ -492,14 +510,120 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
+/// Appends `row` to `file` in `$BENCH_CSV_DIR` (with `header` first in a new file); does
+/// nothing without the variable. A write failure is reported once per row, not fatal.
+fn csv_row(file: &str, header: &str, row: String) {
+    let dir = match std::env::var_os("BENCH_CSV_DIR") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => return,
+    };
+    let path = dir.join(file);
+    let new = !path.exists();
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::OpenOptions::new().create(true).append(true).open(&path))
+        .and_then(|mut f| if new { writeln!(f, "{}", header) } else { Ok(()) }.and_then(|_| writeln!(f, "{}", row)));
+    if let Err(e) = written {
+        eprintln!("warning: writing {}: {}", path.display(), e);
+    }
+}
+
+/// The shapes of issue 12 and the awkward views: (m, n, lda - n, offset of A, offset of x).
+/// scripts/native_peers.cu and scripts/torch_peers.py time the same list.
+const SHAPES: [(usize, usize, usize, usize, usize); 22] = [
+    (1024, 1024, 0, 0, 0),
+    (4096, 4096, 0, 0, 0),
+    (8192, 8192, 0, 0, 0),
+    (16384, 16384, 0, 0, 0),
+    (4096, 11008, 0, 0, 0),
+    (11008, 4096, 0, 0, 0),
+    (4096, 14336, 0, 0, 0),
+    (14336, 4096, 0, 0, 0),
+    (1 << 20, 16, 0, 0, 0),
+    (1 << 20, 32, 0, 0, 0),
+    (1 << 20, 64, 0, 0, 0),
+    (1 << 20, 128, 0, 0, 0),
+    (1 << 20, 256, 0, 0, 0),
+    (64, 1 << 20, 0, 0, 0),
+    (256, 1 << 20, 0, 0, 0),
+    (4096, 4096, 1, 0, 0),
+    (4096, 4096, 0, 1, 1),
+    (1 << 20, 16, 1, 0, 0),
+    (1 << 20, 16, 0, 1, 1),
+    (1000, 1000, 0, 0, 0),
+    (1 << 20, 3, 0, 0, 0),
+    (3, 1 << 20, 0, 0, 0),
+];
+
+/// `Auto` on every shape of [`SHAPES`], both ops: cold (A rotated past L2), pipelined and hot,
+/// beside a cold device-to-device copy moving as many bytes.
+fn shapes_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    println!("### sgemv Auto on the issue's shapes, both ops (cold: A rotated past L2; x and y one buffer)\n");
+    println!("`GB/s` counts A, x and y once. `copy µs`: a cold device-to-device copy of as many bytes (read + write), timed the same way.\n");
+    println!("| m | n | lda | offsets | op | Auto kernel | splits | cold µs | cold pipelined µs | hot µs | GB/s | % of 1 GiB copy | copy µs | % of same-size copy |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for &(m, n, pad, a_off, x_off) in SHAPES.iter() {
+        let lda = n + pad;
+        let a_len = a_off + (m - 1) * lda + n;
+        let a = buffers(rotation(gpu, 4 * a_len), a_len, |i| ((i % 13) as f32 - 6.0) * 0.125)?;
+        let bytes = 4 * (m * n + m + n);
+        let mut dst = buffers(1, bytes / 8, |_| 0.0f32)?;
+        let copy = copy_ms(gpu, &a, &mut dst[0], (bytes / 8).min(a_len))?;
+        drop(dst);
+        for &op in [Op::N, Op::T].iter() {
+            let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
+            let x = buffers(1, x_off + x_len, |i| (i % 5) as f32 * 0.25)?;
+            let mut y = buffers(1, y_len, |_| 0.0f32)?;
+            let xv = x[0].index(x_off..);
+            let opts = SgemvOptions { lda: Some(lda), op, ..SgemvOptions::default() };
+            let a_raw = |i: usize| (a[i].as_device_ptr().as_raw() + 4 * a_off as u64, a_len - a_off);
+            let shape = validate_sgemv_op(op, m, n, lda, a_raw(0), (xv.as_device_ptr().as_raw(), x_len), y_len)?;
+            let kernel = SgemvKernel::choose(&shape);
+            let plan = kernel.plan(&shape, gpu.sm_count(), gpu.max_threads_per_sm())?;
+            let mut cold_call = |i: usize| gpu.sgemv(m, n, &a[i % a.len()].index(a_off..), &xv, &mut y[0], opts);
+            let cold = median_ms(gpu, WARMUP, REPS, &mut cold_call)?;
+            let piped = pipelined_ms(gpu, &mut cold_call)?;
+            let hot = median_ms(gpu, WARMUP, REPS, |_| gpu.sgemv(m, n, &a[0].index(a_off..), &xv, &mut y[0], opts))?;
+            let bw = gbps(bytes, cold);
+            let op_name = if op == Op::N { "N" } else { "T" };
+            println!(
+                "| {} | {} | {} | ({}, {}) | {} | {:?} | {} | {:.1} | {:.1} | {:.1} | {:.0} | {:.1}% | {:.1} | {:.1}% |",
+                m, n, lda, a_off, x_off, op_name, kernel, plan.splits, cold * 1e3, piped * 1e3, hot * 1e3, bw,
+                100.0 * bw / copy_bw, copy * 1e3, 100.0 * copy / cold
+            );
+            csv_row(
+                "sgemv_ours.csv",
+                "m,n,lda,a_off,x_off,op,kernel,cold_us,pipelined_us,hot_us,gbps,copy_us",
+                format!(
+                    "{},{},{},{},{},{},{:?},{:.2},{:.2},{:.2},{:.1},{:.2}",
+                    m,
+                    n,
+                    lda,
+                    a_off,
+                    x_off,
+                    op_name,
+                    kernel,
+                    cold * 1e3,
+                    piped * 1e3,
+                    hot * 1e3,
+                    bw,
+                    copy * 1e3
+                ),
+            );
+        }
+    }
+    println!();
+    Ok(())
+}
+
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 7] = [
+const SECTIONS: [(&str, Section); 8] = [
     ("value", value_table),
     ("ladder", ladder_table),
     ("auto", auto_table),
     ("tuning", fast_path_tuning),
     ("typed", typed_table),
     ("sgemv", sgemv_table),
+    ("shapes", shapes_table),
     ("multi", multi_table),
 ];
 

@@ -16,9 +16,13 @@ use cuda_std::prelude::*;
 
 mod block_per_row;
 mod rows_per_warp;
+mod split_k;
+mod tile_fold;
+mod transposed;
 mod vector_rows_per_warp;
 mod vector_warp_per_row;
 mod warp_per_row;
+mod warp_rows;
 
 /// Writes `y[row] = alpha * dot + beta * y[row]`, not reading `y` when `beta == 0`.
 #[inline(always)]
@@ -37,6 +41,18 @@ fn dot4(a: [u32; 4], x: [u32; 4]) -> f32 {
     acc
 }
 
+/// Four consecutive floats at `p`: one `ld.global.nc.v4` when `VEC` (`p` 16-byte aligned),
+/// else the first `count` (≤ 4) as scalar loads and zeros after them (any alignment).
+#[inline(always)]
+unsafe fn load4<const VEC: bool>(p: *const f32, count: usize) -> [u32; 4] {
+    if VEC {
+        return crate::thread::load_v4(p as *const [u32; 4]);
+    }
+    // Written out: a loop over `v` leaves it in local memory.
+    let at = |k: usize| if k < count { (*p.add(k)).to_bits() } else { 0 };
+    [at(0), at(1), at(2), at(3)]
+}
+
 /// Calls `tile(first)` for each of this warp's tiles of `rows` consecutive rows below `m`:
 /// tile `w`, then `w + W`, `w + 2W`, … (w = global warp index, W = warps in the grid).
 #[inline(always)]
@@ -53,11 +69,17 @@ unsafe fn for_each_tile(m: usize, rows: usize, mut tile: impl FnMut(usize)) {
     }
 }
 
+/// Entry points: `(a, x, m, n, lda, alpha, beta, y)` with 64-bit shapes, plus the extra
+/// arguments each technique takes (see its file).
 macro_rules! sgemv_entry {
-    ($($name:ident => $body:path;)*) => {$(
+    ($($name:ident => $body:path $(, $extra:ident: $t:ty)*;)*) => {$(
         #[kernel]
-        pub unsafe fn $name(a: &[f32], x: &[f32], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
-            $body(a.as_ptr(), x.as_ptr(), m, n, lda, alpha, beta, y);
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $name(
+            a: &[f32], x: &[f32], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32
+            $(, $extra: $t)*
+        ) {
+            $body(a.as_ptr(), x.as_ptr(), m, n, lda, alpha, beta, y $(, $extra)*);
         }
     )*};
 }
@@ -76,4 +98,12 @@ sgemv_entry! {
     sgemv_rows4 => rows_per_warp::rows::<4, 8>;
     sgemv_rows8 => rows_per_warp::rows::<8, 4>;
     sgemv_block_per_row => block_per_row::block_per_row;
+    sgemv_warp_rows_vec4 => warp_rows::rows::<true>;
+    sgemv_warp_rows_scalar => warp_rows::rows::<false>;
+    sgemv_split_k_vec4 => split_k::rows::<true>, chunk: usize, partials: *mut f32, counters: *mut u32;
+    sgemv_split_k_scalar => split_k::rows::<false>, chunk: usize, partials: *mut f32, counters: *mut u32;
+    sgemv_t_vec4 => transposed::columns::<true>,
+        lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    sgemv_t_scalar => transposed::columns::<false>,
+        lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
 }

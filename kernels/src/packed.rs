@@ -1,0 +1,98 @@
+//! Byte min/max two lanes at a time: a byte b becomes the f16 with bits `0x6400 | b` (= 1024 + b,
+//! exact and order-preserving; i8 flips the sign bit first), two per 32-bit word through one
+//! `prmt`, and `min.f16x2`/`max.f16x2` fold them. Per word: two `prmt` and four packed min/max
+//! instead of four extractions and eight min/max. Limits: u8 and i8 only; other types fold one
+//! element at a time.
+use crate::config::MinMax as Pair;
+use crate::ops::{Element, Ordered};
+
+/// An element type whose minmax folds a batch of four 16-byte vectors at once.
+pub trait PackedMinMax: Ordered + Element {
+    /// (min, max) of `acc` and every element of the four vectors.
+    #[inline(always)]
+    fn minmax_vec4(mut acc: Pair<Self>, v: &[[u32; 4]; 4]) -> Pair<Self> {
+        for j in 0..4 {
+            for k in 0..Self::PER_VEC {
+                let e = Self::lane(&v[j], k);
+                acc = Pair { min: Self::min2(acc.min, e), max: Self::max2(acc.max, e) };
+            }
+        }
+        acc
+    }
+}
+impl PackedMinMax for u16 {}
+impl PackedMinMax for i16 {}
+impl PackedMinMax for u32 {}
+impl PackedMinMax for i32 {}
+impl PackedMinMax for f32 {}
+impl PackedMinMax for f64 {}
+
+/// `prmt.b32`: bytes of (a, b) picked by the nibbles of `sel`.
+#[inline(always)]
+fn prmt(a: u32, b: u32, sel: u32) -> u32 {
+    let d: u32;
+    unsafe {
+        asm!("prmt.b32 {0}, {1}, {2}, {3};", out(reg32) d, in(reg32) a, in(reg32) b, in(reg32) sel,
+             options(pure, nomem, nostack));
+    }
+    d
+}
+
+#[inline(always)]
+fn min_f16x2(a: u32, b: u32) -> u32 {
+    let d: u32;
+    unsafe {
+        asm!("min.f16x2 {0}, {1}, {2};", out(reg32) d, in(reg32) a, in(reg32) b, options(pure, nomem, nostack));
+    }
+    d
+}
+
+#[inline(always)]
+fn max_f16x2(a: u32, b: u32) -> u32 {
+    let d: u32;
+    unsafe {
+        asm!("max.f16x2 {0}, {1}, {2};", out(reg32) d, in(reg32) a, in(reg32) b, options(pure, nomem, nostack));
+    }
+    d
+}
+
+/// The exponent byte of 1024 + b in f16.
+const HIGH: u32 = 0x6464_6464;
+/// Selectors: bytes 0, 2 (even) or 1, 3 (odd) of the word, each under a 0x64 byte.
+const EVEN: u32 = 0x4240;
+const ODD: u32 = 0x4341;
+
+/// (min, max) of the unsigned bytes `lo`, `hi` seeds and of the bytes of `v` after `flip` (xor).
+#[inline(always)]
+fn byte_minmax(lo: u8, hi: u8, v: &[[u32; 4]; 4], flip: u32) -> (u8, u8) {
+    let mut mn = 0x6400_6400 | (lo as u32 * 0x0001_0001);
+    let mut mx = 0x6400_6400 | (hi as u32 * 0x0001_0001);
+    for j in 0..4 {
+        for k in 0..4 {
+            let word = v[j][k] ^ flip;
+            let (e, o) = (prmt(word, HIGH, EVEN), prmt(word, HIGH, ODD));
+            mn = min_f16x2(mn, min_f16x2(e, o));
+            mx = max_f16x2(mx, max_f16x2(e, o));
+        }
+    }
+    // Fold the two halves (swap them with prmt), then the low byte is the result.
+    mn = min_f16x2(mn, prmt(mn, 0, 0x1032));
+    mx = max_f16x2(mx, prmt(mx, 0, 0x1032));
+    (mn as u8, mx as u8)
+}
+
+impl PackedMinMax for u8 {
+    #[inline(always)]
+    fn minmax_vec4(acc: Pair<u8>, v: &[[u32; 4]; 4]) -> Pair<u8> {
+        let (min, max) = byte_minmax(acc.min, acc.max, v, 0);
+        Pair { min, max }
+    }
+}
+
+impl PackedMinMax for i8 {
+    #[inline(always)]
+    fn minmax_vec4(acc: Pair<i8>, v: &[[u32; 4]; 4]) -> Pair<i8> {
+        let (min, max) = byte_minmax(acc.min as u8 ^ 0x80, acc.max as u8 ^ 0x80, v, 0x8080_8080);
+        Pair { min: (min ^ 0x80) as i8, max: (max ^ 0x80) as i8 }
+    }
+}
