@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # House habits, on the stable toolchain (the pinned nightly has no rustfmt or clippy of today):
-# formatting, clippy with warnings as errors on every crate that builds for the host, and docs
-# without warnings. Each failure ends with one line naming the command that fixes or shows it.
+# formatting, clippy with warnings as errors on every crate that builds for the host, docs
+# without warnings, and no import circles between source files. Each failure ends with one line naming the command that fixes or shows it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail() { printf '\nlint: FAILED: %s\n' "$*" >&2; exit 1; }
@@ -18,4 +18,7 @@ cargo +stable clippy --quiet --workspace --all-targets -- -D warnings \
 echo "== cargo +stable doc (warnings are errors)"
 RUSTDOCFLAGS="-D warnings" cargo +stable doc --quiet --no-deps -p host -p cudakernels \
     || fail "rustdoc found warnings: run \`RUSTDOCFLAGS='-D warnings' cargo +stable doc --no-deps -p host -p cudakernels\`"
+echo "== layers (no file imports a file that imports it back)"
+python3 scripts/check_layers.py host/src kernels/src src \
+    || fail "an import circle: move what both files need into a file below both (scripts/check_layers.py)"
 echo "lint: ok"

@@ -267,16 +267,6 @@ impl<T: Ordered + Element> Fold<T> for Max<T> {
         T::max2(acc, e)
     }
 }
-impl<T: crate::packed::PackedMinMax> Fold<T> for MinMax<T> {
-    #[inline(always)]
-    fn fold(acc: Pair<T>, e: T) -> Pair<T> {
-        Pair { min: T::min2(acc.min, e), max: T::max2(acc.max, e) }
-    }
-    #[inline(always)]
-    fn fold_vec4(acc: Pair<T>, v: &[[u32; 4]; 4]) -> Pair<T> {
-        T::minmax_vec4(acc, v)
-    }
-}
 
 /// Sums whose partials a block can add atomically into global memory (the ladder's `ATOMIC`).
 pub trait AtomicAdd: ReduceOp {

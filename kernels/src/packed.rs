@@ -4,7 +4,7 @@
 //! instead of four extractions and eight min/max. Limits: u8 and i8 only; other types fold one
 //! element at a time.
 use crate::config::MinMax as Pair;
-use crate::ops::{Element, Ordered};
+use crate::ops::{Element, Fold, MinMax, Ordered};
 
 /// An element type whose minmax folds a batch of four 16-byte vectors at once.
 pub trait PackedMinMax: Ordered + Element {
@@ -94,5 +94,17 @@ impl PackedMinMax for i8 {
     fn minmax_vec4(acc: Pair<i8>, v: &[[u32; 4]; 4]) -> Pair<i8> {
         let (min, max) = byte_minmax(acc.min as u8 ^ 0x80, acc.max as u8 ^ 0x80, v, 0x8080_8080);
         Pair { min: (min ^ 0x80) as i8, max: (max ^ 0x80) as i8 }
+    }
+}
+
+/// MinMax folds through the packed forms (see [`PackedMinMax`]).
+impl<T: PackedMinMax> Fold<T> for MinMax<T> {
+    #[inline(always)]
+    fn fold(acc: Pair<T>, e: T) -> Pair<T> {
+        Pair { min: T::min2(acc.min, e), max: T::max2(acc.max, e) }
+    }
+    #[inline(always)]
+    fn fold_vec4(acc: Pair<T>, v: &[[u32; 4]; 4]) -> Pair<T> {
+        T::minmax_vec4(acc, v)
     }
 }

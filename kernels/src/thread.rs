@@ -73,3 +73,25 @@ pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
     }
     acc
 }
+
+/// Dot product of four A values with four x values (float4 loads as raw words).
+#[inline(always)]
+pub fn dot4(a: [u32; 4], x: [u32; 4]) -> f32 {
+    let mut acc = 0.0f32;
+    for k in 0..4 {
+        acc += f32::from_bits(a[k]) * f32::from_bits(x[k]);
+    }
+    acc
+}
+
+/// Four consecutive floats at `p`: one `ld.global.nc.v4` when `VEC` (`p` 16-byte aligned),
+/// else the first `count` (≤ 4) as scalar loads and zeros after them (any alignment).
+#[inline(always)]
+pub unsafe fn load4<const VEC: bool>(p: *const f32, count: usize) -> [u32; 4] {
+    if VEC {
+        return load_v4(p as *const [u32; 4]);
+    }
+    // Written out: a loop over `v` leaves it in local memory.
+    let at = |k: usize| if k < count { (*p.add(k)).to_bits() } else { 0 };
+    [at(0), at(1), at(2), at(3)]
+}

@@ -1,6 +1,6 @@
 //! One block per row for wide matrices with few rows: `SGEMV_ROW_BLOCK` threads stride over the
 //! columns, then a block reduction. Blocks stride over rows (grid ≤ m, any m).
-use super::store_y;
+use super::row_tiles::store_y;
 use crate::block;
 use crate::ops::Sum;
 use crate::thread::{block_index, grid_blocks};

@@ -5,7 +5,7 @@
 //! Every entry point takes `(a, x, m, n, lda, alpha, beta, y)`, shapes in 64 bits (A may hold
 //! more than 2^32 elements; row offsets `row * lda` are 64-bit products). Warps are persistent: the
 //! host launches at most the blocks the device keeps resident, and each warp strides over
-//! tiles of rows (`for_each_tile`), so blocks do not retire after a few hundred bytes.
+//! tiles of rows (`row_tiles::for_each_tile`), so blocks do not retire after a few hundred bytes.
 //!
 //! # Safety
 //! `a.len() >= (m - 1) * lda + n` (for m > 0), `x.len() >= n`, `y` holds m writable floats;
@@ -15,6 +15,7 @@
 use cuda_std::prelude::*;
 
 mod block_per_row;
+mod row_tiles;
 mod rows_per_warp;
 mod split_k;
 mod tile_fold;
@@ -23,51 +24,6 @@ mod vector_rows_per_warp;
 mod vector_warp_per_row;
 mod warp_per_row;
 mod warp_rows;
-
-/// Writes `y[row] = alpha * dot + beta * y[row]`, not reading `y` when `beta == 0`.
-#[inline(always)]
-unsafe fn store_y(y: *mut f32, row: usize, dot: f32, alpha: f32, beta: f32) {
-    let p = y.add(row);
-    *p = if beta == 0.0 { alpha * dot } else { alpha * dot + beta * *p };
-}
-
-/// Dot product of four A values with four x values (float4 loads as raw words).
-#[inline(always)]
-fn dot4(a: [u32; 4], x: [u32; 4]) -> f32 {
-    let mut acc = 0.0f32;
-    for k in 0..4 {
-        acc += f32::from_bits(a[k]) * f32::from_bits(x[k]);
-    }
-    acc
-}
-
-/// Four consecutive floats at `p`: one `ld.global.nc.v4` when `VEC` (`p` 16-byte aligned),
-/// else the first `count` (≤ 4) as scalar loads and zeros after them (any alignment).
-#[inline(always)]
-unsafe fn load4<const VEC: bool>(p: *const f32, count: usize) -> [u32; 4] {
-    if VEC {
-        return crate::thread::load_v4(p as *const [u32; 4]);
-    }
-    // Written out: a loop over `v` leaves it in local memory.
-    let at = |k: usize| if k < count { (*p.add(k)).to_bits() } else { 0 };
-    [at(0), at(1), at(2), at(3)]
-}
-
-/// Calls `tile(first)` for each of this warp's tiles of `rows` consecutive rows below `m`:
-/// tile `w`, then `w + W`, `w + 2W`, … (w = global warp index, W = warps in the grid).
-#[inline(always)]
-unsafe fn for_each_tile(m: usize, rows: usize, mut tile: impl FnMut(usize)) {
-    use crate::thread::{block_index, grid_blocks};
-    use cuda_std::thread::{block_dim_x, thread_idx_x};
-    let warps_per_block = (block_dim_x() / crate::config::WARP_SIZE) as usize;
-    let warp = block_index() * warps_per_block + (thread_idx_x() / crate::config::WARP_SIZE) as usize;
-    let stride = grid_blocks() * warps_per_block * rows;
-    let mut first = warp * rows;
-    while first < m {
-        tile(first);
-        first += stride;
-    }
-}
 
 /// Entry points: `(a, x, m, n, lda, alpha, beta, y)` with 64-bit shapes, plus the extra
 /// arguments each technique takes (see its file).

@@ -1,6 +1,6 @@
 //! Several rows per warp for narrow matrices: `W = 32 / R` lanes per row (n ≤ W), a segmented
 //! shuffle reduction within each group of W lanes. R = 2 serves n = 16, R = 4 n = 8, R = 8 n = 4.
-use super::{for_each_tile, store_y};
+use super::row_tiles::{for_each_tile, store_y};
 use crate::config::SGEMV_ROW_UNROLL;
 use crate::ops::Sum;
 use crate::warp;

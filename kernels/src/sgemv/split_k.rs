@@ -2,9 +2,11 @@
 //! `b / splits` (float4 or scalar loads, four quads in flight per thread), then a block
 //! reduction. One split stores y[row]; with several, the row's last block (`tile_fold`) folds
 //! the row's partials in split order. Limits: `chunk % 4 == 0`; grid = m · splits blocks.
-use super::{dot4, load4, store_y, tile_fold};
+use super::row_tiles::store_y;
+use super::tile_fold;
 use crate::block;
 use crate::ops::Sum;
+use crate::thread::{dot4, load4};
 use core::ptr::write_volatile;
 use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 

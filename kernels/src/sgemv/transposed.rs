@@ -5,9 +5,11 @@
 //! memory; with several splits the tile's last block (`tile_fold`) folds the splits' partials
 //! in split order. Deterministic. Limits: L a power of two ≤ block / 4, block =
 //! `SGEMV_T_BLOCK`; float4 (`VEC`) needs aligned A, lda % 4 == 0 and n % 4 == 0.
-use super::{load4, store_y, tile_fold};
+use super::row_tiles::store_y;
+use super::tile_fold;
 use crate::block::sync_threads;
 use crate::config::SGEMV_T_BLOCK;
+use crate::thread::load4;
 use core::ptr::{read_volatile, write_volatile};
 use cuda_std::thread::{block_idx_x, grid_dim_x, thread_idx_x};
 

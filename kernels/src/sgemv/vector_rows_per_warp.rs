@@ -3,9 +3,10 @@
 //! 512-byte stretch when lda = n. L = 32 is the n = 128 kernel (one warp per row); L = 4 and
 //! L = 8 are the float4 forms of the n = 16 and n = 32 kernels. Needs A and x 16-byte aligned
 //! and `lda % 4 == 0` (the host checks).
-use super::{dot4, for_each_tile, store_y};
+use super::row_tiles::{for_each_tile, store_y};
 use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
+use crate::thread::dot4;
 use crate::thread::load_v4;
 use crate::warp;
 

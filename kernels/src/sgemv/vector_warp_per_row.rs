@@ -1,9 +1,10 @@
 //! One warp per row with float4 loads for any n: lanes stride over the row's float4s by 32,
 //! the last n % 4 columns are scalar. Needs A and x 16-byte aligned and `lda % 4 == 0` (the
 //! host checks).
-use super::{dot4, for_each_tile, store_y};
+use super::row_tiles::{for_each_tile, store_y};
 use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
+use crate::thread::dot4;
 use crate::thread::load_v4;
 use crate::warp;
 

@@ -1,5 +1,5 @@
 //! One warp per row with scalar loads: any alignment and any `lda`.
-use super::{for_each_tile, store_y};
+use super::row_tiles::{for_each_tile, store_y};
 use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
 use crate::warp;

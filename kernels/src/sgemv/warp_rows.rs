@@ -2,9 +2,10 @@
 //! l, l + 32, … of every row; each step loads two quads of each row of the tile (eight loads in
 //! flight), then one warp reduction per row. Float4 when `VEC` (aligned A and x, lda % 4 == 0),
 //! else scalar loads; any n.
-use super::{dot4, for_each_tile, load4, store_y};
+use super::row_tiles::{for_each_tile, store_y};
 use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
+use crate::thread::{dot4, load4};
 use crate::warp;
 
 const R: usize = SGEMV_ROW_UNROLL as usize;
