@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # House habits, on the stable toolchain (the pinned nightly has no rustfmt or clippy of today):
 # formatting, clippy with warnings as errors on every crate that builds for the host, docs
-# without warnings, and no import circles between source files. Each failure ends with one line naming the command that fixes or shows it.
+# without warnings, and no import circles between source files. Each failure ends with one
+# line naming the command that fixes or shows it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail() { printf '\nlint: FAILED: %s\n' "$*" >&2; exit 1; }
