@@ -4,7 +4,7 @@
 mod common;
 use common::{download, gpu, upload, Rng, U32};
 use cudakernels::config::TYPED_TYPES;
-use cudakernels::{Finish, Gpu, LadderKernel, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
+use cudakernels::{Finish, Gpu, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
 
 /// Several blocks with a partial last one, for every step at block 256.
 const N: usize = 3 * 256 * 8 + 5;
@@ -79,24 +79,30 @@ fn sgemv_all(gpu: &Gpu, rng: &mut Rng) -> usize {
     let m = 37;
     let mut runs = 0;
     for &kernel in SgemvKernel::EXPLICIT.iter() {
+        let op = kernel.op();
         let mut ran = false;
         for &n in [4usize, 8, 16, 32, 64, 128, 200].iter() {
+            let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
             let a: Vec<f32> = (0..m * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
-            let x: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+            let x: Vec<f32> = (0..x_len).map(|_| rng.range(-1.0, 1.0) as f32).collect();
             let (da, dx) = (upload(&a), upload(&x));
-            let mut dy = upload(&vec![f32::NAN; m]);
-            match gpu.sgemv(m, n, &da, &dx, &mut dy, SgemvOptions { kernel, ..SgemvOptions::default() }) {
+            let mut dy = upload(&vec![f32::NAN; y_len]);
+            match gpu.sgemv(m, n, &da, &dx, &mut dy, SgemvOptions { kernel, op, ..SgemvOptions::default() }) {
                 Ok(()) => {}
                 Err(cudakernels::Error::Unsupported { .. }) => continue,
                 Err(e) => panic!("{:?} n {}: {}", kernel, n, e),
             }
             let y = download(gpu, &dy);
-            for r in 0..m {
-                let row = &a[r * n..(r + 1) * n];
-                let dot: f64 = row.iter().zip(&x).map(|(&a, &x)| a as f64 * x as f64).sum();
-                let abs: f64 = row.iter().zip(&x).map(|(&a, &x)| (a as f64 * x as f64).abs()).sum();
-                let tol = 2.0 * ((n + 31) / 32 + 16) as f64 * U32 * abs;
-                assert!((y[r] as f64 - dot).abs() <= tol, "seed {} {:?} n {} row {}", rng.seed, kernel, n, r);
+            for (i, &got) in y.iter().enumerate() {
+                // Op::N: row i of A times x; Op::T: column i of A times x.
+                let products: Vec<f64> = match op {
+                    Op::N => (0..n).map(|c| a[i * n + c] as f64 * x[c] as f64).collect(),
+                    Op::T => (0..m).map(|r| a[r * n + i] as f64 * x[r] as f64).collect(),
+                };
+                let dot: f64 = products.iter().sum();
+                let abs: f64 = products.iter().map(|p| p.abs()).sum();
+                let tol = 2.0 * ((products.len() + 31) / 32 + 16) as f64 * U32 * abs;
+                assert!((got as f64 - dot).abs() <= tol, "seed {} {:?} n {} output {}", rng.seed, kernel, n, i);
             }
             ran = true;
             runs += 1;

@@ -337,13 +337,14 @@ impl MultiGpu {
         }
         for (gpu, j) in self.gpus.iter().zip(join.iter()) {
             let (lo, hi) = (view::<T>(&j.device, LO, ranks), view::<T>(&j.device, LO + ranks, ranks));
-            let mut out = view::<T>(&j.device, RESULT, 2);
+            // The folded pair as two adjacent T, as `read_all` reads it back.
+            let pair = view::<T>(&j.device, RESULT, 2);
             match op {
-                TypedOp::Min => gpu.reduce_into(TypedOp::Min, &lo, &mut out)?,
-                TypedOp::Max => gpu.reduce_into(TypedOp::Max, &lo, &mut out)?,
+                TypedOp::Min => gpu.reduce_into(TypedOp::Min, &lo, &mut pair.index(..1))?,
+                TypedOp::Max => gpu.reduce_into(TypedOp::Max, &lo, &mut pair.index(..1))?,
                 _ => {
-                    gpu.reduce_into(TypedOp::Min, &lo, &mut view::<T>(&j.device, RESULT, 1))?;
-                    gpu.reduce_into(TypedOp::Max, &hi, &mut view::<T>(&j.device, RESULT + 1, 1))?;
+                    gpu.reduce_into(TypedOp::Min, &lo, &mut pair.index(..1))?;
+                    gpu.reduce_into(TypedOp::Max, &hi, &mut pair.index(1..))?;
                 }
             }
         }
