@@ -26,15 +26,10 @@ use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// 64-bit words of the result slots: the largest value call result, a `MinMax<f64>`.
 const RESULT_WORDS: usize = 2;
-/// The pinned slot: the result words, then one word whose low half is the completion flag.
-const HOST_WORDS: usize = RESULT_WORDS + 1;
-/// Spins between two `cuStreamQuery` checks of a value call's wait (faults end the wait).
-const SPINS_PER_QUERY: u32 = 1 << 14;
 /// Initial size of the partials and flagged scratch (in 64-bit words); it grows by doubling.
 const INITIAL_SCRATCH_WORDS: usize = 1024;
 
@@ -53,9 +48,6 @@ struct Loaded {
     ordinal: u32,
     /// Unified addressing: kernels can store into pinned host memory at its host address.
     unified: bool,
-    /// Whether value calls wait by spinning on a flag the stream writes (`cuStreamWriteValue32`);
-    /// cleared, for `cuStreamSynchronize`, where the driver refuses stream memory operations.
-    flag_wait: AtomicBool,
     compute_capability: (u32, u32),
     image: LoadedImage,
     /// Resident blocks per SM by (entry, block size), from the occupancy calculator; filled
@@ -93,11 +85,8 @@ struct Scratch {
     flagged: DeviceBuffer<u64>,
     /// Where value calls write their result on the device.
     result: DeviceBuffer<u64>,
-    /// Page-locked: the result (written by the kernel or copied from `result`), then the
-    /// completion flag the stream writes after it.
+    /// Page-locked host copy of `result`.
     host: LockedBuffer<u64>,
-    /// The last completion flag value enqueued.
-    sequence: u32,
     /// Device allocations made so far (for tests: value calls stop allocating once grown).
     allocations: usize,
 }
@@ -170,7 +159,6 @@ impl Gpu {
             name: device.name().check("cuDeviceGetName")?,
             ordinal,
             unified: attr(DeviceAttribute::UnifiedAddressing)? == 1,
-            flag_wait: AtomicBool::new(true),
             compute_capability,
             image,
             occupancy: Mutex::new(HashMap::new()),
@@ -195,14 +183,13 @@ impl GpuStream {
     fn new(shared: Arc<Loaded>) -> Result<GpuStream> {
         shared.bind()?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).check("cuStreamCreate")?;
-        let host = LockedBuffer::new(&0u64, HOST_WORDS).check("cuMemAllocHost")?;
+        let host = LockedBuffer::new(&0u64, RESULT_WORDS).check("cuMemAllocHost")?;
         let scratch = Scratch {
             partials: alloc(INITIAL_SCRATCH_WORDS)?,
             counter: alloc(1)?,
             flagged: alloc(INITIAL_SCRATCH_WORDS)?,
             result: alloc(RESULT_WORDS)?,
             host,
-            sequence: 0,
             allocations: 4,
         };
         zero_async(&stream, &scratch.counter)?;
@@ -386,61 +373,17 @@ impl<'a> Enqueue<'a> {
     pub(crate) fn read_value<V: Copy>(&mut self, direct: bool) -> Result<V> {
         let words = (std::mem::size_of::<V>() + 7) / 8;
         assert!(words <= RESULT_WORDS, "a value call result is at most {} words", RESULT_WORDS);
+        let scratch = &mut *self.scratch;
         if !(direct && self.stream.shared.unified) {
-            let scratch = &mut *self.scratch;
             // SAFETY: both slots live as long as the stream; the copy is waited for below.
             unsafe { scratch.result.index(..words).async_copy_to(&mut scratch.host[..words], &self.stream.stream) }
                 .check("cuMemcpyDtoHAsync")?;
         }
-        self.wait()?;
+        self.stream.synchronize()?;
         // SAFETY: the pinned slot is 8-byte aligned and holds `words` ≥ size_of::<V>() bytes,
         // written by the kernel or the copy that the wait above completed; V is a plain value
         // type (integers, floats, pairs of them).
-        Ok(unsafe { std::ptr::read_volatile(self.scratch.host.as_ptr() as *const V) })
-    }
-
-    /// Waits until this stream has run everything enqueued so far. Where it can, the stream
-    /// writes a new flag value into the pinned slot after that work (with a system-wide fence
-    /// first, so the result is visible before the flag), and the host spins on it, checking
-    /// the stream for faults every `SPINS_PER_QUERY` spins; else `cuStreamSynchronize`.
-    fn wait(&mut self) -> Result<()> {
-        let shared = &self.stream.shared;
-        if !(shared.unified && shared.flag_wait.load(Ordering::Relaxed)) {
-            return self.stream.synchronize();
-        }
-        let stream = self.stream.stream.as_inner();
-        let sequence = self.scratch.sequence.wrapping_add(1);
-        let flag = self.scratch.host[RESULT_WORDS..].as_ptr() as *const u32;
-        // SAFETY: the flag word lives in this stream's pinned slot (device-visible under
-        // unified addressing) as long as the stream; the default flags fence before the write.
-        let status = unsafe {
-            cust::sys::cuStreamWriteValue32(
-                stream,
-                flag as u64,
-                sequence,
-                cust::sys::CUstreamWriteValue_flags::CU_STREAM_WRITE_VALUE_DEFAULT as u32,
-            )
-        };
-        if status != cust::sys::CUresult::CUDA_SUCCESS {
-            shared.flag_wait.store(false, Ordering::Relaxed);
-            return self.stream.synchronize();
-        }
-        self.scratch.sequence = sequence;
-        let mut spins = 0u32;
-        // SAFETY: a volatile read of the flag, which only the stream writes.
-        while unsafe { std::ptr::read_volatile(flag) } != sequence {
-            spins = spins.wrapping_add(1);
-            if spins % SPINS_PER_QUERY == 0 {
-                // SAFETY: a query of a live stream.
-                match unsafe { cust::sys::cuStreamQuery(stream) } {
-                    cust::sys::CUresult::CUDA_ERROR_NOT_READY => {}
-                    cust::sys::CUresult::CUDA_SUCCESS => return Ok(()), // all done, the flag too
-                    _ => return self.stream.synchronize(),              // reports the fault
-                }
-            }
-            std::hint::spin_loop();
-        }
-        Ok(())
+        Ok(unsafe { std::ptr::read_volatile(scratch.host.as_ptr() as *const V) })
     }
 
     /// Waits for this stream, then copies `len` elements at `ptr` to the host.
