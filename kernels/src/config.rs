@@ -104,9 +104,10 @@ pub const SGEMV_SPLIT_BLOCK: u32 = 256;
 /// Split-K: the host splits rows into column chunks until the grid holds this many blocks per
 /// resident block slot, keeping each chunk at least `4 · VECTOR_UNROLL · SGEMV_SPLIT_BLOCK`
 /// columns (four float4s per thread).
-/// Several waves of modest chunks rather than about two of long ones: blocks spread evenly over
-/// the SMs (two waves gave 64 × 2^20 and 256 × 2^20 1792 blocks on 132 SMs, 13.6 each: some ran 14).
-pub const SGEMV_SPLIT_WAVES: u32 = 8;
+/// (Eight waves of shorter chunks measured slower on an H200, 2026-11-22: 64 × 2^20 82.1 µs against
+/// 76.5, 256 × 2^20 274.5 against 268.2: each block's reduction and fold costs more than the
+/// spread gains.)
+pub const SGEMV_SPLIT_WAVES: u32 = 2;
 /// `Op::N` with n at least this uses split-K (a block per row chunk); narrower rows above the
 /// float4 rows-per-warp sizes use `warp_rows` (a warp per four rows).
 pub const SGEMV_WIDE_N: usize = 1024;
