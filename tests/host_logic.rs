@@ -82,7 +82,7 @@ fn shuffle_kernels_use_shfl_sync() {
 fn vector_kernels_use_16_byte_loads() {
     let mut names: Vec<String> =
         SgemvKernel::EXPLICIT.iter().filter(|k| k.vector_loads()).map(|k| k.entry_point().to_string()).collect();
-    assert_eq!(names.len(), 5 + SGEMV_VEC4_COLS.len());
+    assert_eq!(names.len(), 6 + SGEMV_VEC4_COLS.len());
     for &b in LADDER_BLOCKS.iter() {
         names.push(ladder_entry_point::<f32>(LadderKernel::Vectorized, b));
         names.push(ladder_entry_point::<i32>(LadderKernel::Vectorized, b));
@@ -403,18 +403,33 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             _ => SgemvKernel::SplitKVec4,
         };
         assert_eq!(auto_n, want_n, "Op::N {} x {}", m, n);
-        assert_eq!(auto_t, if n % 4 == 0 { SgemvKernel::TVec4 } else { SgemvKernel::TScalar }, "Op::T {}x{}", m, n);
+        let want_t = match (n >= 1 << 19, n % 4 == 0) {
+            (true, true) => SgemvKernel::TStreamVec4,
+            (true, false) => SgemvKernel::TStreamScalar,
+            (false, true) => SgemvKernel::TVec4,
+            (false, false) => SgemvKernel::TScalar,
+        };
+        assert_eq!(auto_t, want_t, "Op::T {}x{}", m, n);
         // Unaligned views and odd lda fall back to scalar loads, never to the slow general warp kernels.
         for &(lda, a) in [(n + 1, 0x1000u64), (n, 0x1004)].iter() {
             let (k_n, k_t) = (choose(Op::N, m, n, lda, a), choose(Op::T, m, n, lda, a));
             assert!(!k_n.vector_loads() && !k_t.vector_loads(), "{} x {} lda {}: {:?} {:?}", m, n, lda, k_n, k_t);
             assert!(![SgemvKernel::WarpScalar, SgemvKernel::WarpVec4, SgemvKernel::BlockPerRow].contains(&k_n));
-            assert_eq!(k_t, SgemvKernel::TScalar);
+            assert_eq!(k_t, if n >= 1 << 19 { SgemvKernel::TStreamScalar } else { SgemvKernel::TScalar });
         }
     }
     assert_eq!(choose(Op::N, 1 << 20, 1000, 1000, 0x1000), SgemvKernel::WarpRowsVec4);
     assert_eq!(choose(Op::N, 1 << 20, 1000, 1001, 0x1000), SgemvKernel::WarpRowsScalar);
     assert_eq!(choose(Op::T, 1 << 20, 16, 16, 0x1004), SgemvKernel::TScalar);
+    // Wide Op::T streams from SGEMV_T_STREAM_N on, whatever m is.
+    use cudakernels::config::SGEMV_T_STREAM_N;
+    let wide = SGEMV_T_STREAM_N;
+    assert_eq!(choose(Op::T, 3, wide, wide, 0x1000), SgemvKernel::TStreamVec4);
+    assert_eq!(choose(Op::T, 3, wide - 4, wide - 4, 0x1000), SgemvKernel::TVec4);
+    assert_eq!(choose(Op::T, 4096, wide, wide, 0x1000), SgemvKernel::TStreamVec4);
+    assert_eq!(choose(Op::T, 3, wide + 1, wide + 1, 0x1000), SgemvKernel::TStreamScalar);
+    assert_eq!(choose(Op::T, 3, wide, wide + 1, 0x1000), SgemvKernel::TStreamScalar);
+    assert_eq!(choose(Op::N, 3, wide, wide, 0x1000), SgemvKernel::SplitKVec4);
     // Op::T reads x one float at a time: x's alignment does not matter.
     assert_eq!(
         SgemvKernel::choose(&SgemvShape { x_addr: 0x2004, ..op_shape(Op::T, 8, 8, 8, 0x1000) }),
@@ -436,6 +451,16 @@ fn sgemv_kernels_take_one_op() {
         Err(Error::Misaligned { what: "A", .. })
     ));
     assert!(SgemvKernel::TScalar.validate(&op_shape(Op::T, 64, 3, 5, 0x1001)).is_ok());
+    assert!(SgemvKernel::TStreamVec4.validate(&op_shape(Op::T, 64, 64, 64, 0x1000)).is_ok());
+    assert!(matches!(
+        SgemvKernel::TStreamVec4.validate(&op_shape(Op::T, 64, 6, 8, 0x1000)),
+        Err(Error::Unsupported { .. })
+    ));
+    assert!(matches!(
+        SgemvKernel::TStreamVec4.validate(&op_shape(Op::T, 64, 64, 68, 0x1008)),
+        Err(Error::Misaligned { what: "A", .. })
+    ));
+    assert!(SgemvKernel::TStreamScalar.validate(&op_shape(Op::T, 64, 3, 5, 0x1001)).is_ok());
 }
 
 #[test]
@@ -459,7 +484,8 @@ fn sgemv_op_validation() {
 #[test]
 fn sgemv_split_plans_cover_every_output() {
     use cudakernels::config::{
-        SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, VECTOR_UNROLL,
+        SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
+        SGEMV_T_STREAM_VECS, VECTOR_UNROLL,
     };
     use cudakernels::Op;
     let sizes = [0usize, 1, 3, 4, 5, 64, 100, 1000, 4096, 11008, 1 << 20];
@@ -492,6 +518,19 @@ fn sgemv_split_plans_cover_every_output() {
                     assert_eq!((p.block, p.grid as usize), (SGEMV_T_BLOCK, p.tiles * p.splits));
                     assert!(p.tiles * 4 * lanes >= n && (p.tiles - 1) * 4 * lanes < n, "{:?}", p);
                     assert!(rows >= 1 && rows * p.splits >= m && (p.splits - 1) * rows < m.max(1), "{:?}", p);
+                }
+                for &k in [SgemvKernel::TStreamVec4, SgemvKernel::TStreamScalar].iter() {
+                    if n == 0 {
+                        continue;
+                    }
+                    let p = k.plan(&op_shape(Op::T, m, n, n, 0x1000), sms, threads).unwrap();
+                    let tile = 4 * (SGEMV_T_STREAM_VECS * SGEMV_T_STREAM_BLOCK) as usize;
+                    let (tiles, resident) = ((n + tile - 1) / tile, (sms * (threads / SGEMV_T_STREAM_BLOCK)) as usize);
+                    assert_eq!(
+                        (p.block, p.splits, p.tiles, p.grid as usize),
+                        (SGEMV_T_STREAM_BLOCK, 1, 0, tiles.min(resident))
+                    );
+                    assert!(p.args.is_empty(), "{:?}", p);
                 }
             }
         }

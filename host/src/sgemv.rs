@@ -7,8 +7,9 @@ use crate::launch::{check_grid, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
     SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK,
-    SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_WAVES, SGEMV_VEC4_COLS,
-    SGEMV_WIDE_N, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
+    SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
+    SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_N, VECTOR_BYTES, VECTOR_UNROLL,
+    WARP_SIZE,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -58,6 +59,11 @@ pub enum SgemvKernel {
     TVec4,
     /// [`Op::T`], any alignment: `TVec4` with scalar loads.
     TScalar,
+    /// [`Op::T`] for wide matrices: each thread owns `SGEMV_T_STREAM_VECS` float4 columns and
+    /// walks every row (no row split, no partials) (aligned A, lda % 4 == 0, n % 4 == 0).
+    TStreamVec4,
+    /// [`Op::T`], any alignment: `TStreamVec4` with scalar loads.
+    TStreamScalar,
 }
 
 impl Default for SgemvKernel {
@@ -129,7 +135,7 @@ pub struct SgemvPlan {
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 19] = [
+    pub const EXPLICIT: [SgemvKernel; 21] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
@@ -149,10 +155,14 @@ impl SgemvKernel {
         SgemvKernel::SplitKScalar,
         SgemvKernel::TVec4,
         SgemvKernel::TScalar,
+        SgemvKernel::TStreamVec4,
+        SgemvKernel::TStreamScalar,
     ];
 
-    /// The dispatch table of `Auto`, first match. `Op::T`: `TVec4` when A's rows are float4
-    /// aligned (A 16-byte aligned, lda and n multiples of 4), else `TScalar`. `Op::N`, by n:
+    /// The dispatch table of `Auto`, first match. `Op::T`: n ≥ `SGEMV_T_STREAM_N` streams
+    /// (`TStreamVec4` when A's rows are float4 aligned: A 16-byte aligned, lda and n multiples of
+    /// 4; else `TStreamScalar`), narrower n takes `TVec4` or `TScalar` by the same test. `Op::N`,
+    /// by n:
     ///
     /// | n | float4 (A, x aligned, lda % 4 == 0) | otherwise |
     /// |---|---|---|
@@ -167,7 +177,12 @@ impl SgemvKernel {
         let vec = shape.vector_aligned();
         if shape.op == Op::T {
             let rows_aligned = shape.a_addr % VECTOR_BYTES as u64 == 0 && shape.lda % 4 == 0 && n % 4 == 0;
-            return if rows_aligned { SgemvKernel::TVec4 } else { SgemvKernel::TScalar };
+            return match (n >= SGEMV_T_STREAM_N, rows_aligned) {
+                (true, true) => SgemvKernel::TStreamVec4,
+                (true, false) => SgemvKernel::TStreamScalar,
+                (false, true) => SgemvKernel::TVec4,
+                (false, false) => SgemvKernel::TScalar,
+            };
         }
         let float4_rows = n > 0 && n % 4 == 0 && vec;
         match n {
@@ -189,7 +204,7 @@ impl SgemvKernel {
     /// The product this kernel computes.
     pub fn op(self) -> Op {
         match self {
-            SgemvKernel::TVec4 | SgemvKernel::TScalar => Op::T,
+            SgemvKernel::TVec4 | SgemvKernel::TScalar | SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => Op::T,
             _ => Op::N,
         }
     }
@@ -202,8 +217,8 @@ impl SgemvKernel {
             return unsupported(format!("{:?} computes Op::{:?}, not Op::{:?}", self, self.op(), shape.op));
         }
         match self {
-            SgemvKernel::TVec4 if shape.n % 4 != 0 => {
-                return unsupported(format!("TVec4 with n = {} (needs n % 4 == 0)", shape.n))
+            SgemvKernel::TVec4 | SgemvKernel::TStreamVec4 if shape.n % 4 != 0 => {
+                return unsupported(format!("{:?} with n = {} (needs n % 4 == 0)", self, shape.n))
             }
             SgemvKernel::N32 if shape.n > 32 => return unsupported(format!("N32 with n = {} > 32", shape.n)),
             SgemvKernel::N128 if shape.n > 128 || shape.n % 4 != 0 => {
@@ -248,6 +263,7 @@ impl SgemvKernel {
                 | SgemvKernel::WarpRowsVec4
                 | SgemvKernel::SplitKVec4
                 | SgemvKernel::TVec4
+                | SgemvKernel::TStreamVec4
         )
     }
 
@@ -277,14 +293,24 @@ impl SgemvKernel {
         match self {
             SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar => SGEMV_SPLIT_BLOCK,
             SgemvKernel::TVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
+            SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => SGEMV_T_STREAM_BLOCK,
             SgemvKernel::BlockPerRow => SGEMV_ROW_BLOCK,
             _ => SGEMV_BLOCK,
         }
     }
 
-    /// Whether the kernel splits outputs across blocks (launched through [`SgemvKernel::plan`]).
+    /// Whether the kernel is launched only through [`SgemvKernel::plan`]: the split kernels, and
+    /// the streaming transposed ones (a grid of column tiles).
     pub fn splits_blocks(self) -> bool {
-        matches!(self, SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar | SgemvKernel::TVec4 | SgemvKernel::TScalar)
+        matches!(
+            self,
+            SgemvKernel::SplitKVec4
+                | SgemvKernel::SplitKScalar
+                | SgemvKernel::TVec4
+                | SgemvKernel::TScalar
+                | SgemvKernel::TStreamVec4
+                | SgemvKernel::TStreamScalar
+        )
     }
 
     /// Entry point, threads per block and blocks for `m` rows: enough blocks for every warp
@@ -308,7 +334,9 @@ impl SgemvKernel {
     /// of at least four float4s per thread until the grid has `SGEMV_SPLIT_WAVES` blocks per
     /// resident slot; transposed takes the fewest lanes per row (≤ `SGEMV_T_MAX_LANES`)
     /// covering n / 4, more when m is small (`SGEMV_T_ROWS_PER_THREAD`), and splits rows (≥ four
-    /// per thread) until the grid has `SGEMV_T_WAVES` blocks per slot.
+    /// per thread) until the grid has `SGEMV_T_WAVES` blocks per slot. Streaming transposed: a
+    /// block per column tile (`4 · SGEMV_T_STREAM_VECS` columns per thread), at most the resident
+    /// blocks (blocks then stride over tiles).
     pub fn plan(self, shape: &SgemvShape, sm_count: u32, max_threads_per_sm: u32) -> Result<SgemvPlan> {
         let (m, n) = (shape.m, shape.n);
         let fits = |what: &'static str, grid: usize| {
@@ -344,6 +372,12 @@ impl SgemvKernel {
                 let splits = div_ceil(m, rows_per_split).max(1);
                 let grid = fits("column tiles · splits (transposed grid)", tiles * splits)?;
                 Ok(plan(name, block, grid, splits, tiles, vec![lanes, rows_per_split]))
+            }
+            SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => {
+                let block = SGEMV_T_STREAM_BLOCK;
+                let tiles = div_ceil(n.max(1), 4 * (SGEMV_T_STREAM_VECS * block) as usize);
+                let grid = tiles.min(resident_blocks(block, sm_count, max_threads_per_sm) as usize);
+                Ok(plan(name, block, grid as u32, 1, 0, Vec::new()))
             }
             _ => {
                 let resident = resident_blocks(SGEMV_BLOCK, sm_count, max_threads_per_sm);

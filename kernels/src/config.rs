@@ -73,7 +73,7 @@ pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
 /// cols / 4 lanes per row, 128 / cols rows per warp step. 128 is `sgemv_n128`.
 pub const SGEMV_VEC4_COLS: [u32; 5] = [4, 8, 16, 32, 64];
 /// sgemv entry points, in the order of the host's `SgemvKernel::EXPLICIT`.
-pub const SGEMV_ENTRIES: [&str; 19] = [
+pub const SGEMV_ENTRIES: [&str; 21] = [
     "sgemv_n32",
     "sgemv_n128",
     "sgemv_rows2",
@@ -93,6 +93,8 @@ pub const SGEMV_ENTRIES: [&str; 19] = [
     "sgemv_split_k_scalar",
     "sgemv_t_vec4",
     "sgemv_t_scalar",
+    "sgemv_t_stream_vec4",
+    "sgemv_t_stream_scalar",
 ];
 /// Row groups in one warp's tile, with all their loads issued before any reduction.
 pub const SGEMV_ROW_UNROLL: u32 = 4;
@@ -102,6 +104,9 @@ pub const SGEMV_SPLIT_BLOCK: u32 = 256;
 /// Split-K: the host splits rows into column chunks until the grid holds this many blocks per
 /// resident block slot, keeping each chunk at least `4 · VECTOR_UNROLL · SGEMV_SPLIT_BLOCK`
 /// columns (four float4s per thread).
+/// (Eight waves of shorter chunks measured slower on an H200, 2026-11-22: 64 × 2^20 82.1 µs against
+/// 76.5, 256 × 2^20 274.5 against 268.2: each block's reduction and fold costs more than the
+/// spread gains.)
 pub const SGEMV_SPLIT_WAVES: u32 = 2;
 /// `Op::N` with n at least this uses split-K (a block per row chunk); narrower rows above the
 /// float4 rows-per-warp sizes use `warp_rows` (a warp per four rows).
@@ -117,6 +122,15 @@ pub const SGEMV_T_ROWS_PER_THREAD: usize = 16;
 /// `Op::T`: rows are split across blocks until the grid holds this many blocks per resident
 /// block slot (one wave: no tail of late blocks).
 pub const SGEMV_T_WAVES: u32 = 1;
+
+/// Threads per block of the streaming transposed kernels (`Op::T`, wide n: no row split).
+pub const SGEMV_T_STREAM_BLOCK: u32 = 256;
+/// float4 columns each thread of a streaming transposed kernel owns (its loads in flight per row).
+pub const SGEMV_T_STREAM_VECS: u32 = 2;
+/// `Op::T` with n at least this streams (every thread walks all rows of its own columns): the
+/// columns alone give 2^19 / (4 · SGEMV_T_STREAM_VECS) = 65536 threads, enough to fill the device
+/// without splitting rows, and no fold or partials are needed.
+pub const SGEMV_T_STREAM_N: usize = 1 << 19;
 
 /// A (min, max) pair as the minmax kernels write it.
 #[repr(C)]

@@ -20,6 +20,7 @@ mod rows_per_warp;
 mod split_k;
 mod tile_fold;
 mod transposed;
+mod transposed_stream;
 mod vector_rows_per_warp;
 mod vector_warp_per_row;
 mod warp_per_row;
@@ -62,4 +63,6 @@ sgemv_entry! {
         lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_scalar => transposed::columns::<false>,
         lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    sgemv_t_stream_vec4 => transposed_stream::columns::<true>;
+    sgemv_t_stream_scalar => transposed_stream::columns::<false>;
 }
