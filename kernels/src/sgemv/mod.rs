@@ -15,6 +15,7 @@
 use cuda_std::prelude::*;
 
 mod block_per_row;
+mod problem;
 mod row_tiles;
 mod rows_per_warp;
 mod split_k;
@@ -36,7 +37,7 @@ macro_rules! sgemv_entry {
             a: &[f32], x: &[f32], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32
             $(, $extra: $t)*
         ) {
-            $body(a.as_ptr(), x.as_ptr(), m, n, lda, alpha, beta, y $(, $extra)*);
+            $body(problem::Gemv { a: a.as_ptr(), x: x.as_ptr(), m, n, lda, alpha, beta, y } $(, $extra)*);
         }
     )*};
 }

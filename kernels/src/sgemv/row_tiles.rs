@@ -1,11 +1,4 @@
-//! What the row kernels share: persistent warps over tiles of rows, and the y epilogue.
-
-/// Writes `y[row] = alpha * dot + beta * y[row]`, not reading `y` when `beta == 0`.
-#[inline(always)]
-pub(super) unsafe fn store_y(y: *mut f32, row: usize, dot: f32, alpha: f32, beta: f32) {
-    let p = y.add(row);
-    *p = if beta == 0.0 { alpha * dot } else { alpha * dot + beta * *p };
-}
+//! What the row kernels share: persistent warps over tiles of rows.
 
 /// Calls `tile(first)` for each of this warp's tiles of `rows` consecutive rows below `m`:
 /// tile `w`, then `w + W`, `w + 2W`, … (w = global warp index, W = warps in the grid).

@@ -2,7 +2,7 @@
 //! `b / splits` (float4 or scalar loads, four quads in flight per thread), then a block
 //! reduction. One split stores y[row]; with several, the row's last block (`tile_fold`) folds
 //! the row's partials in split order. Limits: `chunk % 4 == 0`; grid = m · splits blocks.
-use super::row_tiles::store_y;
+use super::problem::Gemv;
 use super::tile_fold;
 use crate::block;
 use crate::ops::Sum;
@@ -11,20 +11,8 @@ use core::ptr::write_volatile;
 use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 
 /// Thread mapping: thread t reads quads t, t + B, … of its block's chunk (B = block size).
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn rows<const VEC: bool>(
-    a: *const f32,
-    x: *const f32,
-    m: usize,
-    n: usize,
-    lda: usize,
-    alpha: f32,
-    beta: f32,
-    y: *mut f32,
-    chunk: usize,
-    partials: *mut f32,
-    counters: *mut u32,
-) {
+pub unsafe fn rows<const VEC: bool>(g: Gemv, chunk: usize, partials: *mut f32, counters: *mut u32) {
+    let Gemv { a, x, m, n, lda, .. } = g;
     let splits = grid_dim_x() as usize / m;
     let b = block_idx_x() as usize;
     let (row, split) = (b / splits, b % splits);
@@ -58,7 +46,7 @@ pub unsafe fn rows<const VEC: bool>(
     let dot = block::reduce::<Sum<f32>>(acc);
     if splits == 1 {
         if tid == 0 {
-            store_y(y, row, dot, alpha, beta);
+            g.store(row, dot);
         }
         return;
     }
@@ -68,7 +56,7 @@ pub unsafe fn rows<const VEC: bool>(
     if tile_fold::last_of_tile(counters.add(row), splits as u32) {
         let total = block::reduce_array::<Sum<f32>>(partials.add(row * splits), splits);
         if tid == 0 {
-            store_y(y, row, total, alpha, beta);
+            g.store(row, total);
         }
     }
 }

@@ -5,7 +5,7 @@
 //! memory; with several splits the tile's last block (`tile_fold`) folds the splits' partials
 //! in split order. Deterministic. Limits: L a power of two ≤ block / 4, block =
 //! `SGEMV_T_BLOCK`; float4 (`VEC`) needs aligned A, lda % 4 == 0 and n % 4 == 0.
-use super::row_tiles::store_y;
+use super::problem::Gemv;
 use super::tile_fold;
 use crate::block::sync_threads;
 use crate::config::SGEMV_T_BLOCK;
@@ -49,21 +49,14 @@ unsafe fn fold_columns(cols: usize, count: usize, stage: *mut f32, get: impl Fn(
 }
 
 /// Thread mapping: thread t is lane t % L of group t / L; see the file comment.
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn columns<const VEC: bool>(
-    a: *const f32,
-    x: *const f32,
-    m: usize,
-    n: usize,
-    lda: usize,
-    alpha: f32,
-    beta: f32,
-    y: *mut f32,
+    g: Gemv,
     lanes: usize,
     rows_per_split: usize,
     partials: *mut f32,
     counters: *mut u32,
 ) {
+    let Gemv { a, x, m, n, lda, .. } = g;
     let sums = cuda_std::shared_array![f32; 4 * SGEMV_T_BLOCK as usize];
     let stage = cuda_std::shared_array![f32; SGEMV_T_BLOCK as usize];
     let cols = 4 * lanes;
@@ -112,7 +105,7 @@ pub unsafe fn columns<const VEC: bool>(
     let mine = tid < cols && out < n;
     if splits == 1 {
         if mine {
-            store_y(y, out, total, alpha, beta);
+            g.store(out, total);
         }
         return;
     }
@@ -130,7 +123,7 @@ pub unsafe fn columns<const VEC: bool>(
         };
         let total = fold_columns(cols, splits, stage, column);
         if mine {
-            store_y(y, out, total, alpha, beta);
+            g.store(out, total);
         }
     }
 }

@@ -5,7 +5,7 @@
 //! are summed in order in chunks of 32, chunk sums in order (a chain of ≤ 32 + m/32 additions).
 //! Blocks stride over column tiles. No shared memory, no partials: deterministic. Limits:
 //! float4 (`VEC`) needs aligned A, lda % 4 == 0 and n % 4 == 0.
-use super::row_tiles::store_y;
+use super::problem::Gemv;
 use crate::config::SGEMV_T_STREAM_VECS;
 use crate::thread::load4;
 use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
@@ -16,17 +16,8 @@ const _: () = assert!(F == 2, "the loop below is written out for two float4 colu
 const CHUNK: usize = 32;
 
 /// Thread mapping: see the file comment.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn columns<const VEC: bool>(
-    a: *const f32,
-    x: *const f32,
-    m: usize,
-    n: usize,
-    lda: usize,
-    alpha: f32,
-    beta: f32,
-    y: *mut f32,
-) {
+pub unsafe fn columns<const VEC: bool>(g: Gemv) {
+    let Gemv { a, x, m, n, lda, .. } = g;
     let (tid, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
     let tile_cols = 4 * F * threads;
     let tiles = (n + tile_cols - 1) / tile_cols;
@@ -97,10 +88,10 @@ pub unsafe fn columns<const VEC: bool>(
             // Constant indices (a loop to n0 would put `total` in local memory).
             for c in 0..4 {
                 if c < n0 {
-                    store_y(y, c0 + c, total[c], alpha, beta);
+                    g.store(c0 + c, total[c]);
                 }
                 if c < n1 {
-                    store_y(y, c1 + c, total[4 + c], alpha, beta);
+                    g.store(c1 + c, total[4 + c]);
                 }
             }
         }

@@ -3,7 +3,8 @@
 //! 512-byte stretch when lda = n. L = 32 is the n = 128 kernel (one warp per row); L = 4 and
 //! L = 8 are the float4 forms of the n = 16 and n = 32 kernels. Needs A and x 16-byte aligned
 //! and `lda % 4 == 0` (the host checks).
-use super::row_tiles::{for_each_tile, store_y};
+use super::problem::Gemv;
+use super::row_tiles::for_each_tile;
 use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
 use crate::thread::dot4;
@@ -14,16 +15,8 @@ const K: usize = SGEMV_ROW_UNROLL as usize;
 
 /// Thread mapping: lane `l` takes columns `4 (l % L) .. 4 (l % L) + 4` of row `l / L` of each
 /// warp step; a tile is `K` steps, all loads issued before the segmented reductions.
-pub unsafe fn rows<const L: u32>(
-    a: *const f32,
-    x: *const f32,
-    m: usize,
-    n: usize,
-    lda: usize,
-    alpha: f32,
-    beta: f32,
-    y: *mut f32,
-) {
+pub unsafe fn rows<const L: u32>(g: Gemv) {
+    let Gemv { a, x, m, n, lda, .. } = g;
     let rows_per_step = (WARP_SIZE / L) as usize;
     let lane = warp::lane();
     let (seg, col) = ((lane / L) as usize, 4 * (lane % L) as usize);
@@ -41,7 +34,7 @@ pub unsafe fn rows<const L: u32>(
             let dot = warp::segment_reduce::<Sum<f32>, L>(dot4(av[k], xv));
             let row = first + k * rows_per_step + seg;
             if col == 0 && row < m {
-                store_y(y, row, dot, alpha, beta);
+                g.store(row, dot);
             }
         }
     });

@@ -1,7 +1,8 @@
 //! One warp per row with float4 loads for any n: lanes stride over the row's float4s by 32,
 //! the last n % 4 columns are scalar. Needs A and x 16-byte aligned and `lda % 4 == 0` (the
 //! host checks).
-use super::row_tiles::{for_each_tile, store_y};
+use super::problem::Gemv;
+use super::row_tiles::for_each_tile;
 use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
 use crate::thread::dot4;
@@ -10,16 +11,8 @@ use crate::warp;
 
 /// Thread mapping: a warp per row, tiles of `SGEMV_ROW_UNROLL` rows; lane `l` reads float4s
 /// `l, l + 32, …` of the row.
-pub unsafe fn general(
-    a: *const f32,
-    x: *const f32,
-    m: usize,
-    n: usize,
-    lda: usize,
-    alpha: f32,
-    beta: f32,
-    y: *mut f32,
-) {
+pub unsafe fn general(g: Gemv) {
+    let Gemv { a, x, m, n, lda, .. } = g;
     let lane = warp::lane() as usize;
     let n4 = n / 4;
     let rows = SGEMV_ROW_UNROLL as usize;
@@ -37,7 +30,7 @@ pub unsafe fn general(
             }
             let dot = warp::reduce::<Sum<f32>>(acc);
             if lane == 0 {
-                store_y(y, row, dot, alpha, beta);
+                g.store(row, dot);
             }
         }
     });

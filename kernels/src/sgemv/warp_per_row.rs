@@ -1,5 +1,6 @@
 //! One warp per row with scalar loads: any alignment and any `lda`.
-use super::row_tiles::{for_each_tile, store_y};
+use super::problem::Gemv;
+use super::row_tiles::for_each_tile;
 use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
 use crate::warp;
@@ -8,7 +9,8 @@ const K: usize = SGEMV_ROW_UNROLL as usize;
 
 /// n ≤ 32 (specialized for 32): lane j multiplies column j, a shuffle reduction per row.
 /// Thread mapping: a warp per row, tiles of `K` rows with all loads issued before reducing.
-pub unsafe fn n32(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32) {
+pub unsafe fn n32(g: Gemv) {
+    let Gemv { a, x, m, n, lda, .. } = g;
     let lane = warp::lane() as usize;
     let xv = if lane < n { *x.add(lane) } else { 0.0 };
     for_each_tile(m, K, |first| {
@@ -21,7 +23,7 @@ pub unsafe fn n32(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, 
         for k in 0..K {
             let dot = warp::reduce::<Sum<f32>>(prod[k]);
             if lane == 0 && first + k < m {
-                store_y(y, first + k, dot, alpha, beta);
+                g.store(first + k, dot);
             }
         }
     });
@@ -29,16 +31,8 @@ pub unsafe fn n32(a: *const f32, x: *const f32, m: usize, n: usize, lda: usize, 
 
 /// Any n: lanes stride over the row's columns by 32, then a shuffle reduction.
 /// Thread mapping: a warp per row, tiles of `K` rows.
-pub unsafe fn general(
-    a: *const f32,
-    x: *const f32,
-    m: usize,
-    n: usize,
-    lda: usize,
-    alpha: f32,
-    beta: f32,
-    y: *mut f32,
-) {
+pub unsafe fn general(g: Gemv) {
+    let Gemv { a, x, m, n, lda, .. } = g;
     let lane = warp::lane() as usize;
     for_each_tile(m, K, |first| {
         for row in first..core::cmp::min(first + K, m) {
@@ -50,7 +44,7 @@ pub unsafe fn general(
             }
             let dot = warp::reduce::<Sum<f32>>(acc);
             if lane == 0 {
-                store_y(y, row, dot, alpha, beta);
+                g.store(row, dot);
             }
         }
     });

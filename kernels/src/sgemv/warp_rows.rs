@@ -2,7 +2,8 @@
 //! l, l + 32, … of every row; each step loads two quads of each row of the tile (eight loads in
 //! flight), then one warp reduction per row. Float4 when `VEC` (aligned A and x, lda % 4 == 0),
 //! else scalar loads; any n.
-use super::row_tiles::{for_each_tile, store_y};
+use super::problem::Gemv;
+use super::row_tiles::for_each_tile;
 use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
 use crate::thread::{dot4, load4};
@@ -12,17 +13,8 @@ const R: usize = SGEMV_ROW_UNROLL as usize;
 const W: usize = WARP_SIZE as usize;
 
 /// Thread mapping: see the file comment; rows past m in the last tile load nothing.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn rows<const VEC: bool>(
-    a: *const f32,
-    x: *const f32,
-    m: usize,
-    n: usize,
-    lda: usize,
-    alpha: f32,
-    beta: f32,
-    y: *mut f32,
-) {
+pub unsafe fn rows<const VEC: bool>(g: Gemv) {
+    let Gemv { a, x, m, n, lda, .. } = g;
     let lane = warp::lane() as usize;
     let (full, rem) = (n / 4, n % 4);
     for_each_tile(m, R, |first| {
@@ -63,7 +55,7 @@ pub unsafe fn rows<const VEC: bool>(
         for r in 0..R {
             let dot = warp::reduce::<Sum<f32>>(acc[r]);
             if lane == 0 && r < rows {
-                store_y(y, first + r, dot, alpha, beta);
+                g.store(first + r, dot);
             }
         }
     });
