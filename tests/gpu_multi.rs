@@ -202,3 +202,44 @@ fn row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere() {
         }
     }
 }
+
+#[test]
+fn bad_shards_are_typed_errors_before_anything_runs() {
+    let m = match multi("bad_shards_are_typed_errors_before_anything_runs") {
+        Some(m) => m,
+        None => return,
+    };
+    let n = 8;
+    let rows = vec![4usize; m.ranks()];
+    let a: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &vec![1.0f32; 4 * n]).unwrap()).collect();
+    let mut xs: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &vec![1.0f32; n]).unwrap()).collect();
+    // The last rank's y is one row short.
+    let mut ys: Vec<DeviceBuffer<f32>> = m
+        .gpus()
+        .iter()
+        .enumerate()
+        .map(|(r, g)| upload(g, &vec![f32::NAN; if r + 1 == m.ranks() { 3 } else { 4 }]).unwrap())
+        .collect();
+    let mut shards: Vec<RowShard> = a
+        .iter()
+        .zip(xs.iter_mut())
+        .zip(ys.iter_mut())
+        .zip(&rows)
+        .map(|(((a, x), y), &rows)| RowShard { rows, a: a.as_slice(), x, y })
+        .collect();
+    let err = m.sgemv_rows(n, &mut shards, SgemvOptions::default()).unwrap_err();
+    assert!(matches!(err, Error::LengthMismatch { what: "y", expected: 4, actual: 3 }), "{:?}", err);
+    let t = SgemvOptions { op: cudakernels::Op::T, ..SgemvOptions::default() };
+    assert!(matches!(m.sgemv_rows(n, &mut shards, t), Err(Error::Unsupported { .. })));
+    m.synchronize().unwrap();
+    drop(shards);
+    for (r, y) in ys.iter().enumerate() {
+        m.gpus()[r].bind().unwrap();
+        assert!(download(&m.gpus()[r], y).iter().all(|v| v.is_nan()), "rank {} ran although a shard was bad", r);
+    }
+    // The handle keeps working.
+    let ones: Vec<DeviceBuffer<u32>> = m.gpus().iter().map(|g| upload(g, &[1u32, 2, 3]).unwrap()).collect();
+    let views: Vec<_> = ones.iter().map(|b| b.as_slice()).collect();
+    assert_eq!(m.sum(&views).unwrap(), vec![6 * m.ranks() as u64; m.ranks()]);
+    assert!(matches!(m.sum(&views[..0]), Err(Error::LengthMismatch { .. })));
+}

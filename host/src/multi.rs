@@ -13,10 +13,10 @@
 //!
 //! Every rank ends with the result; value calls return each rank's, in rank order.
 use crate::error::{Check, Error, Result};
-use crate::gpu::Gpu;
+use crate::gpu::{raw, Gpu};
 use crate::ladder::{ReduceStrategy, SumElement};
 use crate::nccl::{Comm, DataType, Nccl, RawStream, RedOp};
-use crate::sgemv::SgemvOptions;
+use crate::sgemv::{validate_sgemv, Op, SgemvOptions};
 use crate::typed::{TypedElement, TypedOp};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
 use std::sync::{Mutex, MutexGuard};
@@ -109,7 +109,6 @@ impl MultiGpu {
                 what: format!("devices {:?} repeat one (one rank per device)", ordinals),
             });
         }
-        let comms = nccl.init_all(&ordinals)?;
         let words = LO + 2 * gpus.len();
         let join = gpus
             .iter()
@@ -119,6 +118,8 @@ impl MultiGpu {
                 Ok(Join { device, host: LockedBuffer::new(&0u64, 2).check("cuMemAllocHost")? })
             })
             .collect::<Result<Vec<_>>>()?;
+        // Last, so that nothing after it can fail and leave communicators behind.
+        let comms = nccl.init_all(&ordinals)?;
         Ok(MultiGpu { join: Mutex::new(join), comms, nccl, gpus })
     }
 
@@ -180,15 +181,18 @@ impl MultiGpu {
         self.join_extreme(TypedOp::MinMax, shards)
     }
 
-    /// Enqueues a row-sharded `y = alpha·A·x + beta·y`: x is broadcast from rank 0 into every
-    /// rank's `x`, then each rank computes its rows. Row counts may differ (and be 0). Does
-    /// not wait; see [`MultiGpu::gather_rows`] to give every rank the whole y.
+    /// Enqueues a row-sharded `y = alpha·A·x + beta·y` (`Op::N`): x is broadcast from rank 0
+    /// into every rank's `x`, then each rank computes its rows. Row counts may differ (and be
+    /// 0). Every shard is validated before anything is enqueued. Does not wait; see
+    /// [`MultiGpu::gather_rows`] to give every rank the whole y.
     pub fn sgemv_rows(&self, n: usize, shards: &mut [RowShard<'_>], opts: SgemvOptions) -> Result<()> {
         self.check_ranks(shards.len())?;
+        if opts.op != Op::N {
+            return Err(Error::Unsupported { what: "row-sharded sgemv of Op::T (shard the columns instead)".into() });
+        }
+        let lda = opts.lda.unwrap_or(n);
         for s in shards.iter() {
-            if s.x.len() != n {
-                return Err(Error::LengthMismatch { what: "x", expected: n, actual: s.x.len() });
-            }
+            validate_sgemv(s.rows, n, lda, raw(s.a), raw(s.x), s.y.len())?;
         }
         let _guard = self.lock();
         self.group(|r| {
