@@ -30,6 +30,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 /// 64-bit words of the result slots: the largest value call result, a `MinMax<f64>`.
 const RESULT_WORDS: usize = 2;
+/// The byte a value call's pinned slot holds until the kernel stores the result.
+const UNWRITTEN: u8 = 0xa5;
+/// How long a value call spins for its result before it waits for the stream instead.
+const VALUE_SPIN: std::time::Duration = std::time::Duration::from_micros(20);
+
+/// Whether `e`'s bytes differ from the `UNWRITTEN` pattern.
+fn written<E>(e: &E) -> bool {
+    // SAFETY: reads the bytes of a plain value.
+    let bytes = unsafe { std::slice::from_raw_parts(e as *const E as *const u8, std::mem::size_of::<E>()) };
+    bytes.iter().any(|&b| b != UNWRITTEN)
+}
+
 /// Initial size of the partials and flagged scratch (in 64-bit words); it grows by doubling.
 const INITIAL_SCRATCH_WORDS: usize = 1024;
 
@@ -356,34 +368,64 @@ impl<'a> Enqueue<'a> {
         memset_zero(&self.stream.stream, ptr, bytes)
     }
 
-    /// Where a value call's kernel writes its result: with `direct` (a kernel that only
-    /// stores its result) and unified addressing, the pinned host slot itself, so that no copy
-    /// follows; otherwise the device result slot (`RESULT_WORDS` words).
-    pub(crate) fn value_slot(&self, direct: bool) -> u64 {
+    /// Where a value call's kernel writes its result: with `direct` (a kernel that stores its
+    /// final result once, at its end) and unified addressing, the pinned host slot itself,
+    /// filled first with `UNWRITTEN` bytes so that [`Enqueue::read_value`] sees the store land;
+    /// otherwise the device result slot (`RESULT_WORDS` words), copied after.
+    pub(crate) fn value_slot(&mut self, direct: bool) -> u64 {
         if direct && self.stream.shared.unified {
-            self.scratch.host.as_ptr() as u64
+            let slot = self.scratch.host.as_mut_ptr() as *mut u8;
+            for i in 0..RESULT_WORDS * 8 {
+                // SAFETY: within the pinned slot, which no queued kernel writes (the last value
+                // call's kernel wrote it once, and its value was read).
+                unsafe { std::ptr::write_volatile(slot.add(i), UNWRITTEN) };
+            }
+            slot as u64
         } else {
             self.scratch.result.as_device_ptr().as_raw()
         }
     }
 
-    /// Waits for this stream only and returns the value at [`Enqueue::value_slot`]`(direct)`
-    /// as a `V` (a `T`, or `[T; 2]` for minmax), copying it to the pinned slot first where the
-    /// kernel wrote the device slot.
-    pub(crate) fn read_value<V: Copy>(&mut self, direct: bool) -> Result<V> {
-        let words = (std::mem::size_of::<V>() + 7) / 8;
+    /// The value call's `K` results of type `E` from [`Enqueue::value_slot`]`(direct)`. Where the
+    /// kernel stores into the pinned slot, the host spins until every element differs from the
+    /// `UNWRITTEN` pattern (each is written once, with its final value, after the kernel has
+    /// read all its input), for at most `VALUE_SPIN`; then, or where a result may equal the
+    /// pattern, or for a copied result, it waits for the stream.
+    pub(crate) fn read_value<E: Copy, const K: usize>(&mut self, direct: bool) -> Result<[E; K]> {
+        let words = (K * std::mem::size_of::<E>() + 7) / 8;
         assert!(words <= RESULT_WORDS, "a value call result is at most {} words", RESULT_WORDS);
-        let scratch = &mut *self.scratch;
-        if !(direct && self.stream.shared.unified) {
+        let slot = self.scratch.host.as_ptr() as *const E;
+        // SAFETY (both reads): the pinned slot is 8-byte aligned and holds `words` words; E is a
+        // plain value type (integers, floats), so any bytes are a valid E.
+        let read = || -> [E; K] {
+            let mut v = [unsafe { std::ptr::read_volatile(slot) }; K];
+            for (k, e) in v.iter_mut().enumerate().skip(1) {
+                *e = unsafe { std::ptr::read_volatile(slot.add(k)) };
+            }
+            v
+        };
+        if direct && self.stream.shared.unified {
+            let start = std::time::Instant::now();
+            let mut spins = 0u32;
+            loop {
+                let v = read();
+                if v.iter().all(|e| written(e)) {
+                    return Ok(v);
+                }
+                spins = spins.wrapping_add(1);
+                if spins % 256 == 0 && start.elapsed() > VALUE_SPIN {
+                    break;
+                }
+                std::hint::spin_loop();
+            }
+        } else {
+            let scratch = &mut *self.scratch;
             // SAFETY: both slots live as long as the stream; the copy is waited for below.
             unsafe { scratch.result.index(..words).async_copy_to(&mut scratch.host[..words], &self.stream.stream) }
                 .check("cuMemcpyDtoHAsync")?;
         }
         self.stream.synchronize()?;
-        // SAFETY: the pinned slot is 8-byte aligned and holds `words` ≥ size_of::<V>() bytes,
-        // written by the kernel or the copy that the wait above completed; V is a plain value
-        // type (integers, floats, pairs of them).
-        Ok(unsafe { std::ptr::read_volatile(scratch.host.as_ptr() as *const V) })
+        Ok(read())
     }
 
     /// Waits for this stream, then copies `len` elements at `ptr` to the host.

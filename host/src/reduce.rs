@@ -21,7 +21,7 @@ impl GpuStream {
         let out = q.value_slot(direct);
         match enqueue_sum(&mut q, input, out, strategy)? {
             Some(v) => Ok(v),
-            None => q.read_value::<T>(direct),
+            None => q.read_value::<T, 1>(direct).map(|[v]| v),
         }
     }
 

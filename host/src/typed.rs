@@ -151,7 +151,7 @@ impl GpuStream {
         let mut q = self.lock()?;
         let out = q.value_slot(true);
         enqueue_sum::<T, T::Sum>(&mut q, input, out, false)?;
-        q.read_value(true)
+        q.read_value::<T::Sum, 1>(true).map(|[v]| v)
     }
 
     /// Sum of f32 `input` accumulated in f64.
@@ -162,30 +162,30 @@ impl GpuStream {
         let mut q = self.lock()?;
         let out = q.value_slot(true);
         enqueue_sum::<f32, f64>(&mut q, input, out, true)?;
-        q.read_value(true)
+        q.read_value::<f64, 1>(true).map(|[v]| v)
     }
 
     /// Minimum of `input`; `Error::Empty` when empty.
     pub fn min<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T> {
-        self.extreme(TypedOp::Min, input)
+        self.extreme::<T, 1>(TypedOp::Min, input).map(|[v]| v)
     }
 
     /// Maximum of `input`; `Error::Empty` when empty.
     pub fn max<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T> {
-        self.extreme(TypedOp::Max, input)
+        self.extreme::<T, 1>(TypedOp::Max, input).map(|[v]| v)
     }
 
     /// (minimum, maximum) of `input` in one pass; `Error::Empty` when empty.
     pub fn minmax<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<(T, T)> {
-        let [lo, hi] = self.extreme::<T, [T; 2]>(TypedOp::MinMax, input)?;
+        let [lo, hi] = self.extreme::<T, 2>(TypedOp::MinMax, input)?;
         Ok((lo, hi))
     }
 
-    fn extreme<T: TypedElement, V: Copy>(&self, op: TypedOp, input: &DeviceSlice<T>) -> Result<V> {
+    fn extreme<T: TypedElement, const K: usize>(&self, op: TypedOp, input: &DeviceSlice<T>) -> Result<[T; K]> {
         let mut q = self.lock()?;
         let out = q.value_slot(true);
         enqueue_extreme(&mut q, op, input, out)?;
-        q.read_value(true)
+        q.read_value::<T, K>(true)
     }
 }
 
