@@ -64,11 +64,19 @@ pub fn fence_acq_rel_gpu() {
 
 /// `finish::LAST_BLOCK`: every block stores its value (valid in thread 0) to `partials`, takes
 /// a ticket, and the last block folds all partials in block order into `out[0]`, then resets
-/// `counter` to 0 for the next launch. One launch, deterministic.
+/// `counter` to 0 for the next launch. One launch, deterministic. A one-block grid writes its
+/// value straight to `out[0]`.
 #[inline(always)]
 pub unsafe fn finish_last_block<O: ReduceOp>(v: O::Acc, partials: *mut O::Acc, counter: *mut u32, out: *mut O::Acc) {
     let is_last = cuda_std::shared_array![u32; 1];
     let grid = grid_dim_x();
+    if grid == 1 {
+        // One block: its value is the result; no partial, ticket or fence (small value calls).
+        if thread_idx_x() == 0 {
+            *out = v;
+        }
+        return;
+    }
     if thread_idx_x() == 0 {
         write_volatile(partials.add(block_idx_x() as usize), v);
         fence_acq_rel_gpu();
