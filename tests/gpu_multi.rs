@@ -53,21 +53,6 @@ fn shards_of<T: cudakernels::cust::memory::DeviceCopy>(
         .collect()
 }
 
-/// Rank i's shard: `rows[i]` rows of `a[i]`, with `xs[i]` and `ys[i]`.
-fn row_shards<'a>(
-    a: &'a [DeviceBuffer<f32>],
-    xs: &'a mut [DeviceBuffer<f32>],
-    ys: &'a mut [DeviceBuffer<f32>],
-    rows: &[usize],
-) -> Vec<RowShard<'a>> {
-    a.iter()
-        .zip(xs.iter_mut())
-        .zip(ys.iter_mut())
-        .zip(rows)
-        .map(|(((a, x), y), &rows)| RowShard { rows, a: a.as_slice(), x, y })
-        .collect()
-}
-
 #[test]
 fn a_missing_nccl_is_a_typed_error() {
     match Nccl::load_from("libnccl-that-does-not-exist.so.2") {
@@ -186,7 +171,13 @@ fn row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere() {
             m.gpus().iter().zip(&lens).map(|(g, &l)| upload(g, &vec![f32::NAN; l]).unwrap()).collect();
         let mut fulls: Vec<DeviceBuffer<f32>> =
             m.gpus().iter().map(|g| upload(g, &vec![f32::NAN; rows_total]).unwrap()).collect();
-        let mut shards = row_shards(&a_shards, &mut xs, &mut ys, &lens);
+        let mut shards: Vec<RowShard> = a_shards
+            .iter()
+            .zip(xs.iter_mut())
+            .zip(ys.iter_mut())
+            .zip(&lens)
+            .map(|(((a, x), y), &rows)| RowShard { rows, a: a.as_slice(), x, y })
+            .collect();
         m.sgemv_rows(n, &mut shards, SgemvOptions::default()).unwrap();
         let mut full_views: Vec<_> = fulls.iter_mut().map(|f| &mut **f).collect();
         m.gather_rows(&shards, &mut full_views).unwrap();
@@ -229,7 +220,13 @@ fn bad_shards_are_typed_errors_before_anything_runs() {
         .enumerate()
         .map(|(r, g)| upload(g, &vec![f32::NAN; if r + 1 == m.ranks() { 3 } else { 4 }]).unwrap())
         .collect();
-    let mut shards = row_shards(&a, &mut xs, &mut ys, &rows);
+    let mut shards: Vec<RowShard> = a
+        .iter()
+        .zip(xs.iter_mut())
+        .zip(ys.iter_mut())
+        .zip(&rows)
+        .map(|(((a, x), y), &rows)| RowShard { rows, a: a.as_slice(), x, y })
+        .collect();
     let err = m.sgemv_rows(n, &mut shards, SgemvOptions::default()).unwrap_err();
     assert!(matches!(err, Error::LengthMismatch { what: "y", expected: 4, actual: 3 }), "{:?}", err);
     let t = SgemvOptions { op: cudakernels::Op::T, ..SgemvOptions::default() };
