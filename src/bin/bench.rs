@@ -328,11 +328,11 @@ fn auto_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
-/// Host microseconds of each of `calls` calls of `f` after 100 untimed ones: (median, mean,
+/// Host microseconds of each of `calls` calls of `f` after `warmup` untimed ones: (median, mean,
 /// every call's check passed).
-fn per_call_us(calls: usize, mut f: impl FnMut() -> Result<bool>) -> Result<(f64, f64, bool)> {
+fn per_call_us(warmup: usize, calls: usize, mut f: impl FnMut() -> Result<bool>) -> Result<(f64, f64, bool)> {
     let mut ok = true;
-    for _ in 0..100 {
+    for _ in 0..warmup {
         ok &= f()?;
     }
     let mut us = Vec::with_capacity(calls);
@@ -371,7 +371,7 @@ fn value_table(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
                 ("minmax", Box::new(|| Ok(s.minmax(&x)? == (-3.0, 3.0)))),
             ];
             for (call, f) in rows {
-                let (median, mean, ok) = per_call_us(VALUE_CALLS, f)?;
+                let (median, mean, ok) = per_call_us(100, VALUE_CALLS, f)?;
                 let check = if ok { "ok" } else { "FAIL" };
                 println!("| {} | {} | 2^{} | {:.2} | {:.2} | {} |", call, stream, log_n, median, mean, check);
             }
@@ -388,7 +388,7 @@ fn value_table(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
 fn value_breakdown(gpu: &Gpu, x: &DeviceBuffer<f32>, want: f32, log_n: usize) -> Result<()> {
     const CALLS: usize = 2000;
     let mut dev_out = DeviceBuffer::<f32>::zeroed(1).map_err(Error::cuda("cuMemAlloc"))?;
-    let into_sync = per_call_us(CALLS, || {
+    let into_sync = per_call_us(100, CALLS, || {
         gpu.reduce_sum_into(x, &mut dev_out, ReduceStrategy::Auto)?;
         gpu.synchronize()?;
         Ok(true)
@@ -397,13 +397,13 @@ fn value_breakdown(gpu: &Gpu, x: &DeviceBuffer<f32>, want: f32, log_n: usize) ->
     // SAFETY: with unified addressing, cuMemAllocHost memory is device-accessible at its host
     // address; the slot outlives every call below, each waited for before the read.
     let mut slot = unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::from_raw(pinned.as_ptr() as u64), 1) };
-    let mapped = per_call_us(CALLS, || {
+    let mapped = per_call_us(100, CALLS, || {
         gpu.reduce_sum_into(x, &mut slot, ReduceStrategy::Auto)?;
         gpu.synchronize()?;
         // SAFETY: the kernel's write is complete after the stream sync; volatile, as the device wrote it.
         Ok(unsafe { std::ptr::read_volatile(pinned.as_ptr()) } == want)
     })?;
-    let sync_only = per_call_us(CALLS, || gpu.synchronize().map(|_| true))?;
+    let sync_only = per_call_us(100, CALLS, || gpu.synchronize().map(|_| true))?;
     for (what, (median, mean, ok)) in [
         ("reduce_sum_into + synchronize (no copy)", into_sync),
         ("reduce_sum_into the pinned slot, mapped (no copy engine)", mapped),
@@ -413,21 +413,6 @@ fn value_breakdown(gpu: &Gpu, x: &DeviceBuffer<f32>, want: f32, log_n: usize) ->
         println!("| {} | default | 2^{} | {:.2} | {:.2} | {} |", what, log_n, median, mean, check);
     }
     Ok(())
-}
-
-/// Median host µs of `reps` runs of `f` after 2 untimed ones (multi-GPU calls wait themselves).
-fn wall_us(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
-    for _ in 0..2 {
-        f()?;
-    }
-    let mut us: Vec<f64> = (0..reps)
-        .map(|_| {
-            let start = std::time::Instant::now();
-            f().map(|_| start.elapsed().as_secs_f64() * 1e6)
-        })
-        .collect::<Result<_>>()?;
-    us.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    Ok(us[reps / 2])
 }
 
 /// Several GPUs: a sharded f32 sum (2^28 per GPU) and a row-sharded sgemv (m = 2^20 per GPU,
@@ -451,11 +436,7 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let shards: Vec<_> = m.gpus().iter().map(|g| multi::upload(g, &host)).collect::<Result<_>>()?;
         drop(host);
         let views: Vec<&DeviceSlice<f32>> = shards.iter().map(|b| b.as_slice()).collect();
-        let mut ok = true;
-        let us = wall_us(20, || {
-            ok &= m.reduce_sum(&views)?.iter().all(|&v| v as f64 == want);
-            Ok(())
-        })?;
+        let (us, _, ok) = per_call_us(2, 20, || Ok(m.reduce_sum(&views)?.iter().all(|&v| v as f64 == want)))?;
         let bytes = 4 * n * k;
         if k == 1 {
             sum_one = us;
@@ -473,7 +454,7 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
         drop(shards);
         let ones: Vec<_> = m.gpus().iter().map(|g| multi::upload(g, &[1.0f32])).collect::<Result<_>>()?;
         let views: Vec<&DeviceSlice<f32>> = ones.iter().map(|b| b.as_slice()).collect();
-        let us = wall_us(200, || m.reduce_sum(&views).map(|_| ()))?;
+        let us = per_call_us(2, 200, || m.reduce_sum(&views).map(|_| true))?.0;
         println!("| join alone (1-element shards) | {} | 1 | {:.1} | | | |", k, us);
 
         let (rows, cols) = (1usize << 20, 128usize);
@@ -489,10 +470,11 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
             .zip(ys.iter_mut())
             .map(|((a, x), y)| RowShard { rows, a: a.as_slice(), x, y })
             .collect();
-        let us = wall_us(20, || {
+        let us = per_call_us(2, 20, || {
             m.sgemv_rows(cols, &mut shards, SgemvOptions::default())?;
-            m.synchronize()
-        })?;
+            m.synchronize().map(|_| true)
+        })?
+        .0;
         if k == 1 {
             sgemv_one = us;
         }
