@@ -194,16 +194,44 @@ impl MultiGpu {
         for s in shards.iter() {
             validate_sgemv(s.rows, n, lda, raw(s.a), raw(s.x), s.y.len())?;
         }
+        let xs: Vec<u64> = shards.iter().map(|s| s.x.as_device_ptr().as_raw()).collect();
         let _guard = self.lock();
-        self.group(|r| {
-            let x = shards[r].x.as_device_ptr().as_raw();
-            // SAFETY: every rank's x holds n floats on its device; rank 0's is the source.
-            unsafe { self.nccl.broadcast(x, x, n * 4, DataType::U8, 0, self.comms[r], self.raw_stream(r)) }
-        })?;
-        for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
-            gpu.sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
+        // SAFETY: every rank's x holds n floats on its device (validated above).
+        unsafe { self.broadcast_raw(0, &xs, 4 * n)? };
+        // The other ranks first: they wait for x, rank 0 does not.
+        for r in (1..self.ranks()).chain(0..1) {
+            let s = &mut shards[r];
+            self.gpus[r].sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
         }
         Ok(())
+    }
+
+    /// Enqueues copying rank `root`'s `bufs[root]` into every other rank's buffer (one NCCL
+    /// broadcast; all of `bufs`, one per rank, must have the same length).
+    pub fn broadcast<T: DeviceCopy>(&self, root: usize, bufs: &mut [&mut DeviceSlice<T>]) -> Result<()> {
+        self.check_ranks(bufs.len())?;
+        if root >= self.ranks() {
+            return Err(Error::Unsupported { what: format!("root rank {} of {}", root, self.ranks()) });
+        }
+        let len = bufs[root].len();
+        if let Some(b) = bufs.iter().find(|b| b.len() != len) {
+            return Err(Error::LengthMismatch { what: "broadcast buffer", expected: len, actual: b.len() });
+        }
+        let ptrs: Vec<u64> = bufs.iter().map(|b| b.as_device_ptr().as_raw()).collect();
+        let _guard = self.lock();
+        // SAFETY: every buffer holds `len` elements on its rank's device (checked above).
+        unsafe { self.broadcast_raw(root, &ptrs, len * std::mem::size_of::<T>()) }
+    }
+
+    /// One NCCL broadcast of `bytes` from `ptrs[root]` into every rank's `ptrs[r]`, in place.
+    ///
+    /// # Safety
+    /// `ptrs[r]` holds `bytes` bytes on rank r's device; the caller holds the join lock.
+    unsafe fn broadcast_raw(&self, root: usize, ptrs: &[u64], bytes: usize) -> Result<()> {
+        self.group(|r| {
+            let p = ptrs[r];
+            self.nccl.broadcast(p, p, bytes, DataType::U8, root as i32, self.comms[r], self.raw_stream(r))
+        })
     }
 
     /// Enqueues copying every rank's rows of y (`shards[i].y`, in rank order) into each rank's

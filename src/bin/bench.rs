@@ -1,7 +1,7 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|sgemv|shapes|multi]...` (all by
+//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|sgemv|shapes|plans|multi]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
 //! CSV files there.
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
@@ -487,6 +487,28 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
             100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
             sgemv_one * k as f64 / us
         );
+        drop(shards);
+        // Its two parts alone: the NCCL broadcast of x, and the sgemvs with x already in place.
+        let us = per_call_us(2, 200, || {
+            let mut views: Vec<&mut DeviceSlice<f32>> = xs.iter_mut().map(|x| &mut **x).collect();
+            m.broadcast(0, &mut views)?;
+            m.synchronize().map(|_| true)
+        })?
+        .0;
+        println!("| x broadcast alone (NCCL, {} floats) | {} | | {:.1} | | | |", cols, k, us);
+        let us = per_call_us(2, 20, || {
+            for r in (1..k).chain(0..1) {
+                m.gpus()[r].sgemv(rows, cols, &a[r], &xs[r], &mut ys[r], SgemvOptions::default())?;
+            }
+            m.synchronize().map(|_| true)
+        })?
+        .0;
+        println!(
+            "| sgemvs alone (x in place) | {} | m = 2^20, n = 128 | {:.1} | | | {:.2}× |",
+            k,
+            us,
+            sgemv_one * k as f64 / us
+        );
     }
     println!();
     Ok(())
@@ -597,8 +619,122 @@ fn shapes_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
+/// Launch plans around the ones `plan()` picks, launched raw from the module the handle
+/// loaded, on the shapes where Auto trails cuBLAS or a same-size copy: staged split-K by rows
+/// per block, transposed by lanes per row and blocks per SM. Cold (A rotated).
+fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    use cudakernels::cust::module::Module;
+    let module = match gpu.image() {
+        cudakernels::LoadedImage::Cubin { sm } => {
+            Module::from_cubin(cudakernels::IMAGES.cubin(sm).expect("cubin"), &[])
+        }
+        _ => Module::from_ptx(cudakernels::PTX, &[]),
+    }
+    .map_err(Error::cuda("cuModuleLoadData"))?;
+    fn arg<T>(v: &T) -> *mut std::ffi::c_void {
+        v as *const T as *mut std::ffi::c_void
+    }
+    println!("### sgemv launch plans (raw launches, cold)\n");
+    println!("| m | n | lda | op | kernel | args | grid | cold µs | GB/s | % of 1 GiB copy |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let sms = gpu.sm_count() as usize;
+    let cases: [(usize, usize, usize, Op); 8] = [
+        (64, 1 << 20, 0, Op::N),
+        (256, 1 << 20, 0, Op::N),
+        (3, 1 << 20, 0, Op::N),
+        (16384, 16384, 0, Op::N),
+        (4096, 4096, 1, Op::N),
+        (4096, 4096, 0, Op::N),
+        (4096, 4096, 0, Op::T),
+        (8192, 8192, 0, Op::T),
+    ];
+    for &(m, n, pad, op) in cases.iter() {
+        let lda = n + pad;
+        let a_len = (m - 1) * lda + n;
+        let a = buffers(rotation(gpu, 4 * a_len), a_len, |i| ((i % 13) as f32 - 6.0) * 0.125)?;
+        let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
+        let x = buffers(1, x_len, |i| (i % 5) as f32 * 0.25)?;
+        let y = buffers(1, y_len, |_| 0.0f32)?;
+        let partials = buffers(1, 64 * y_len.max(m * ((n + 1023) / 1024)), |_| 0.0f32)?;
+        let counters = buffers(1, y_len.max(m), |_| 0u32)?;
+        let bytes = 4 * (m * n + m + n);
+        // (entry, args, grid)
+        let mut runs: Vec<(&str, Vec<usize>, usize)> = Vec::new();
+        if op == Op::N {
+            let splits = (n + 4095) / 4096;
+            let chunk = ((n + splits - 1) / splits + 3) / 4 * 4;
+            for &rows in [1usize, 2, 3, 4, 6, 8, 12, 16, 24, 32].iter().filter(|&&r| r <= m) {
+                runs.push(("sgemv_split_k_staged", vec![chunk, rows], (m + rows - 1) / rows * splits));
+            }
+            for &waves in [1usize, 2, 4].iter() {
+                let target = waves * 8 * sms;
+                let splits = (target / m).clamp(1, (n / 4096).max(1));
+                let chunk = ((n + splits - 1) / splits + 3) / 4 * 4;
+                let splits = (n + chunk - 1) / chunk;
+                runs.push(("sgemv_split_k_vec4", vec![chunk], m * splits));
+            }
+        } else {
+            for &lanes in [32usize, 64, 128].iter() {
+                let tiles = (n + 4 * lanes - 1) / (4 * lanes);
+                let groups = 512 / lanes;
+                for &per_sm in [3usize, 6, 9, 12].iter() {
+                    let splits = (per_sm * sms / tiles).clamp(1, (m / (4 * groups)).max(1));
+                    let rows_per_split = (m + splits - 1) / splits;
+                    let splits = (m + rows_per_split - 1) / rows_per_split;
+                    runs.push(("sgemv_t_vec4", vec![lanes, rows_per_split], tiles * splits));
+                }
+            }
+        }
+        for (entry, extra, grid) in runs {
+            let f = module.get_function(entry).map_err(Error::cuda("cuModuleGetFunction"))?;
+            let block = if entry == "sgemv_t_vec4" { 512 } else { 256 };
+            let (xp, yp) = (x[0].as_device_ptr().as_raw(), y[0].as_device_ptr().as_raw());
+            let (pp, cp) = (partials[0].as_device_ptr().as_raw(), counters[0].as_device_ptr().as_raw());
+            let (alpha, beta) = (1.0f32, 0.0f32);
+            let mut call = |i: usize| {
+                let ap = a[i % a.len()].as_device_ptr().as_raw();
+                let mut args = vec![
+                    arg(&ap),
+                    arg(&a_len),
+                    arg(&xp),
+                    arg(&x_len),
+                    arg(&m),
+                    arg(&n),
+                    arg(&lda),
+                    arg(&alpha),
+                    arg(&beta),
+                    arg(&yp),
+                ];
+                args.extend(extra.iter().map(arg));
+                args.push(arg(&pp));
+                args.push(arg(&cp));
+                // SAFETY: the entry's parameters in order; partials and counters sized for
+                // every plan above (counters zeroed, left zeroed by the kernel).
+                unsafe { gpu.stream().launch(&f, grid as u32, block, 0, &args) }.map_err(Error::cuda("cuLaunchKernel"))
+            };
+            let ms = median_ms(gpu, WARMUP, REPS, &mut call)?;
+            let bw = gbps(bytes, ms);
+            println!(
+                "| {} | {} | {} | {:?} | {} | {:?} | {} | {:.1} | {:.0} | {:.1}% |",
+                m,
+                n,
+                lda,
+                op,
+                entry,
+                extra,
+                grid,
+                ms * 1e3,
+                bw,
+                100.0 * bw / copy_bw
+            );
+        }
+    }
+    println!();
+    Ok(())
+}
+
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 8] = [
+const SECTIONS: [(&str, Section); 9] = [
     ("value", value_table),
     ("ladder", ladder_table),
     ("auto", auto_table),
@@ -606,6 +742,7 @@ const SECTIONS: [(&str, Section); 8] = [
     ("typed", typed_table),
     ("sgemv", sgemv_table),
     ("shapes", shapes_table),
+    ("plans", plans_table),
     ("multi", multi_table),
 ];
 
