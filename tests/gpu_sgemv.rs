@@ -107,9 +107,19 @@ fn alpha_beta_lda_and_offset_views() {
         None => return,
     };
     let mut rng = Rng::fresh("sgemv_views");
-    for &(m, n) in
-        [(7usize, 16usize), (255, 32), (16387, 128), (9, 129), (300, 1000), (8, 4096), (37, 9001), (16384, 4), (33, 8)]
-            .iter()
+    for &(m, n) in [
+        (7usize, 16usize),
+        (255, 32),
+        (16387, 128),
+        (9, 129),
+        (300, 1000),
+        (8, 4096),
+        (37, 9001),
+        (37, 9004),
+        (16384, 4),
+        (33, 8),
+    ]
+    .iter()
     {
         for &(lda_pad, a_off, x_off) in
             [(0usize, 0usize, 0usize), (4, 0, 0), (3, 0, 0), (0, 1, 0), (0, 0, 1), (5, 3, 2)].iter()

@@ -82,7 +82,7 @@ fn shuffle_kernels_use_shfl_sync() {
 fn vector_kernels_use_16_byte_loads() {
     let mut names: Vec<String> =
         SgemvKernel::EXPLICIT.iter().filter(|k| k.vector_loads()).map(|k| k.entry_point().to_string()).collect();
-    assert_eq!(names.len(), 6 + SGEMV_VEC4_COLS.len());
+    assert_eq!(names.len(), 7 + SGEMV_VEC4_COLS.len());
     for &b in LADDER_BLOCKS.iter() {
         names.push(ladder_entry_point::<f32>(LadderKernel::Vectorized, b));
         names.push(ladder_entry_point::<i32>(LadderKernel::Vectorized, b));
@@ -389,7 +389,7 @@ fn op_shape(op: cudakernels::Op, m: usize, n: usize, lda: usize, a_addr: u64) ->
 
 #[test]
 fn sgemv_dispatch_table_for_the_issue_shapes() {
-    use cudakernels::config::{SGEMV_STAGE_N, SGEMV_WIDE_N};
+    use cudakernels::config::SGEMV_WIDE_ROWS_N;
     use cudakernels::Op;
     let choose = |op, m, n, lda, a| SgemvKernel::choose(&op_shape(op, m, n, lda, a));
     for &(m, n) in ISSUE_SHAPES.iter() {
@@ -401,7 +401,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             128 => SgemvKernel::N128,
             256 => SgemvKernel::WarpRowsVec4,
             3 => SgemvKernel::RowsPerWarp(8),
-            _ if n >= SGEMV_STAGE_N => SgemvKernel::SplitKStaged,
+            _ if n >= SGEMV_WIDE_ROWS_N => SgemvKernel::WideVec4,
             _ => SgemvKernel::SplitKVec4,
         };
         assert_eq!(auto_n, want_n, "Op::N {} x {}", m, n);
@@ -417,8 +417,6 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             let (k_n, k_t) = (choose(Op::N, m, n, lda, a), choose(Op::T, m, n, lda, a));
             assert!(!k_n.vector_loads() && !k_t.vector_loads(), "{} x {} lda {}: {:?} {:?}", m, n, lda, k_n, k_t);
             assert!(![SgemvKernel::WarpScalar, SgemvKernel::WarpVec4, SgemvKernel::BlockPerRow].contains(&k_n));
-            // Wide unaligned rows keep vector loads: the staged kernel aligns each row itself.
-            assert!(n < SGEMV_WIDE_N || k_n == SgemvKernel::SplitKStaged, "{} x {} lda {}: {:?}", m, n, lda, k_n);
             assert_eq!(k_t, if n >= 1 << 19 { SgemvKernel::TStreamScalar } else { SgemvKernel::TScalar });
         }
     }
@@ -433,9 +431,11 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
     assert_eq!(choose(Op::T, 4096, wide, wide, 0x1000), SgemvKernel::TStreamVec4);
     assert_eq!(choose(Op::T, 3, wide + 1, wide + 1, 0x1000), SgemvKernel::TStreamScalar);
     assert_eq!(choose(Op::T, 3, wide, wide + 1, 0x1000), SgemvKernel::TStreamScalar);
-    assert_eq!(choose(Op::N, 3, SGEMV_STAGE_N, SGEMV_STAGE_N, 0x1000), SgemvKernel::SplitKStaged);
-    assert_eq!(choose(Op::N, 3, SGEMV_STAGE_N - 4, SGEMV_STAGE_N - 4, 0x1000), SgemvKernel::SplitKVec4);
-    assert_eq!(choose(Op::N, 3, SGEMV_WIDE_N, SGEMV_WIDE_N + 1, 0x1000), SgemvKernel::SplitKStaged);
+    let wide_rows = SGEMV_WIDE_ROWS_N;
+    assert_eq!(choose(Op::N, 3, wide_rows, wide_rows, 0x1000), SgemvKernel::WideVec4);
+    assert_eq!(choose(Op::N, 3, wide_rows - 4, wide_rows - 4, 0x1000), SgemvKernel::SplitKVec4);
+    assert_eq!(choose(Op::N, 3, wide_rows, wide_rows + 1, 0x1000), SgemvKernel::SplitKScalar);
+    assert_eq!(choose(Op::N, 3, wide_rows + 2, wide_rows + 2, 0x1000), SgemvKernel::SplitKScalar);
     // Op::T reads x one float at a time: x's alignment does not matter.
     assert_eq!(
         SgemvKernel::choose(&SgemvShape { x_addr: 0x2004, ..op_shape(Op::T, 8, 8, 8, 0x1000) }),
@@ -490,8 +490,8 @@ fn sgemv_op_validation() {
 #[test]
 fn sgemv_split_plans_cover_every_output() {
     use cudakernels::config::{
-        SGEMV_SPLIT_BLOCK, SGEMV_STAGE_COLS, SGEMV_STAGE_ROWS, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES,
-        SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK, SGEMV_T_STREAM_VECS, VECTOR_UNROLL,
+        SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
+        SGEMV_T_STREAM_VECS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_ROWS, VECTOR_UNROLL,
     };
     use cudakernels::Op;
     let sizes = [0usize, 1, 3, 4, 5, 64, 100, 1000, 4096, 11008, 1 << 20];
@@ -509,14 +509,12 @@ fn sgemv_split_plans_cover_every_output() {
                     assert!(p.splits == 1 || chunk >= 4 * (VECTOR_UNROLL * SGEMV_SPLIT_BLOCK) as usize, "{:?}", p);
                 }
                 if m > 0 {
-                    // Staged: chunks of at most SGEMV_STAGE_COLS cover n; row groups cover m.
-                    let p =
-                        SgemvKernel::SplitKStaged.plan(&op_shape(Op::N, m, n, n + 1, 0x1004), sms, threads).unwrap();
-                    let (chunk, rows) = (p.args[0], p.args[1]);
-                    assert_eq!((p.block, p.tiles, p.splits), (SGEMV_SPLIT_BLOCK, m, (n.max(1) + chunk - 1) / chunk));
-                    assert!(chunk % 4 == 0 && chunk <= SGEMV_STAGE_COLS && chunk * p.splits >= n, "{:?}", p);
-                    assert!((1..=SGEMV_STAGE_ROWS).contains(&rows), "{:?}", p);
-                    assert_eq!(p.grid as usize, (m + rows - 1) / rows * p.splits, "{:?}", p);
+                    // Wide rows: column tiles cover n (splits), row groups cover m (tiles).
+                    let p = SgemvKernel::WideVec4.plan(&op_shape(Op::N, m, n, n, 0x1000), sms, threads).unwrap();
+                    let (rows, tile) = (p.args[0], 8 * SGEMV_WIDE_BLOCK as usize);
+                    assert_eq!((p.block, p.splits), (SGEMV_WIDE_BLOCK, (n.max(1) + tile - 1) / tile), "{:?}", p);
+                    assert!((1..=SGEMV_WIDE_ROWS).contains(&rows) && p.tiles == (m + rows - 1) / rows, "{:?}", p);
+                    assert_eq!(p.grid as usize, p.tiles * p.splits, "{:?}", p);
                 }
                 for &k in [SgemvKernel::TVec4, SgemvKernel::TScalar].iter() {
                     if n == 0 {
@@ -557,9 +555,10 @@ fn sgemv_split_plans_cover_every_output() {
     assert!(p.splits > 1 && p.grid as usize >= resident, "{:?}", p);
     let p = SgemvKernel::TVec4.plan(&op_shape(Op::T, 1 << 20, 16, 16, 0x1000), 132, 2048).unwrap();
     assert!(p.tiles == 1 && p.splits > 100, "{:?}", p);
-    // Staged: 64 rows of 2^20 take 256 chunks of 4096, and the row groups spread them over
-    // about SGEMV_STAGE_WAVES waves.
-    let p = SgemvKernel::SplitKStaged.plan(&op_shape(Op::N, 64, 1 << 20, 1 << 20, 0x1000), 132, 2048).unwrap();
-    assert_eq!((p.splits, p.args[0]), (256, 4096));
-    assert!(p.grid as usize > resident && p.args[1] > 1, "{:?}", p);
+    // Wide rows: 64 rows of 2^20 take 512 tiles of 2048 columns, in row groups of 8 (four
+    // waves of 256-thread blocks at 8 per SM); at 4 per SM, groups of 16.
+    let p = SgemvKernel::WideVec4.plan(&op_shape(Op::N, 64, 1 << 20, 1 << 20, 0x1000), 132, 2048).unwrap();
+    assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 8, 8, 4096), "{:?}", p);
+    let p = SgemvKernel::WideVec4.plan(&op_shape(Op::N, 64, 1 << 20, 1 << 20, 0x1000), 132, 1024).unwrap();
+    assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 4, 16, 2048), "{:?}", p);
 }

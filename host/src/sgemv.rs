@@ -7,9 +7,9 @@ use crate::launch::{check_grid, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
     SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK,
-    SGEMV_SPLIT_WAVES, SGEMV_STAGE_COLS, SGEMV_STAGE_N, SGEMV_STAGE_ROWS, SGEMV_STAGE_WAVES, SGEMV_T_BLOCK,
-    SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK, SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS,
-    SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_N, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
+    SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
+    SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_N,
+    SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -55,9 +55,10 @@ pub enum SgemvKernel {
     SplitKVec4,
     /// Any alignment: `SplitKVec4` with scalar loads.
     SplitKScalar,
-    /// Split-K for wide rows, any lda and offset: a block stages a chunk of x in shared memory
-    /// and walks several rows against it, float4 loads from each row's first 16-byte boundary.
-    SplitKStaged,
+    /// Few very wide rows: a block per (column tile, row group), each thread eight columns of
+    /// x in registers and eight loads in flight over four rows; the group's last block folds
+    /// the tiles in order (aligned A and x, lda % 4 == 0, n % 4 == 0).
+    WideVec4,
     /// [`Op::T`]: column tiles × row splits, float4 loads (aligned A, lda % 4 == 0, n % 4 == 0).
     TVec4,
     /// [`Op::T`], any alignment: `TVec4` with scalar loads.
@@ -130,10 +131,11 @@ pub struct SgemvPlan {
     pub grid: u32,
     /// Blocks sharing one tile of outputs; above 1 the kernel needs partials and counters.
     pub splits: usize,
-    /// Output tiles (split-K: rows; transposed: column tiles): the counters needed.
+    /// Output tiles (split-K: rows; wide rows: row groups; transposed: column tiles): the
+    /// counters needed.
     pub tiles: usize,
-    /// Split-K: `[chunk]`; staged split-K: `[chunk, rows]`; transposed: `[lanes,
-    /// rows_per_split]`; otherwise empty.
+    /// Split-K: `[chunk]`; wide rows: `[rows]`; transposed: `[lanes, rows_per_split]`;
+    /// otherwise empty.
     pub args: Vec<usize>,
 }
 
@@ -157,7 +159,7 @@ impl SgemvKernel {
         SgemvKernel::WarpRowsScalar,
         SgemvKernel::SplitKVec4,
         SgemvKernel::SplitKScalar,
-        SgemvKernel::SplitKStaged,
+        SgemvKernel::WideVec4,
         SgemvKernel::TVec4,
         SgemvKernel::TScalar,
         SgemvKernel::TStreamVec4,
@@ -176,8 +178,8 @@ impl SgemvKernel {
     /// | ≤ 4, ≤ 8, ≤ 16 | `RowsPerWarp(8, 4, 2)` | same |
     /// | ≤ 32 | `N32` | same |
     /// | < `SGEMV_WIDE_N` | `WarpRowsVec4` | `WarpRowsScalar` |
-    /// | < `SGEMV_STAGE_N` | `SplitKVec4` | `SplitKStaged` |
-    /// | ≥ `SGEMV_STAGE_N` | `SplitKStaged` | `SplitKStaged` |
+    /// | < `SGEMV_WIDE_ROWS_N` | `SplitKVec4` | `SplitKScalar` |
+    /// | ≥ `SGEMV_WIDE_ROWS_N` | `WideVec4` | `SplitKScalar` |
     pub fn choose(shape: &SgemvShape) -> SgemvKernel {
         let n = shape.n;
         let vec = shape.vector_aligned();
@@ -200,8 +202,9 @@ impl SgemvKernel {
             5..=8 => SgemvKernel::RowsPerWarp(4),
             9..=16 => SgemvKernel::RowsPerWarp(2),
             17..=32 => SgemvKernel::N32,
-            _ if n >= SGEMV_WIDE_N && vec && n < SGEMV_STAGE_N => SgemvKernel::SplitKVec4,
-            _ if n >= SGEMV_WIDE_N => SgemvKernel::SplitKStaged,
+            _ if float4_rows && n >= SGEMV_WIDE_ROWS_N => SgemvKernel::WideVec4,
+            _ if n >= SGEMV_WIDE_N && vec => SgemvKernel::SplitKVec4,
+            _ if n >= SGEMV_WIDE_N => SgemvKernel::SplitKScalar,
             _ if vec => SgemvKernel::WarpRowsVec4,
             _ => SgemvKernel::WarpRowsScalar,
         }
@@ -223,7 +226,7 @@ impl SgemvKernel {
             return unsupported(format!("{:?} computes Op::{:?}, not Op::{:?}", self, self.op(), shape.op));
         }
         match self {
-            SgemvKernel::TVec4 | SgemvKernel::TStreamVec4 if shape.n % 4 != 0 => {
+            SgemvKernel::TVec4 | SgemvKernel::TStreamVec4 | SgemvKernel::WideVec4 if shape.n % 4 != 0 => {
                 return unsupported(format!("{:?} with n = {} (needs n % 4 == 0)", self, shape.n))
             }
             SgemvKernel::N32 if shape.n > 32 => return unsupported(format!("N32 with n = {} > 32", shape.n)),
@@ -268,6 +271,7 @@ impl SgemvKernel {
                 | SgemvKernel::Vec4Rows(_)
                 | SgemvKernel::WarpRowsVec4
                 | SgemvKernel::SplitKVec4
+                | SgemvKernel::WideVec4
                 | SgemvKernel::TVec4
                 | SgemvKernel::TStreamVec4
         )
@@ -297,7 +301,8 @@ impl SgemvKernel {
     /// Threads per block it is launched with.
     pub fn block(self) -> u32 {
         match self {
-            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar | SgemvKernel::SplitKStaged => SGEMV_SPLIT_BLOCK,
+            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar => SGEMV_SPLIT_BLOCK,
+            SgemvKernel::WideVec4 => SGEMV_WIDE_BLOCK,
             SgemvKernel::TVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
             SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => SGEMV_T_STREAM_BLOCK,
             SgemvKernel::BlockPerRow => SGEMV_ROW_BLOCK,
@@ -312,7 +317,7 @@ impl SgemvKernel {
             self,
             SgemvKernel::SplitKVec4
                 | SgemvKernel::SplitKScalar
-                | SgemvKernel::SplitKStaged
+                | SgemvKernel::WideVec4
                 | SgemvKernel::TVec4
                 | SgemvKernel::TScalar
                 | SgemvKernel::TStreamVec4
@@ -339,9 +344,9 @@ impl SgemvKernel {
     /// The launch of this (non-`Auto`) kernel for `shape` on a device with `sm_count` SMs that
     /// each keep `max_threads_per_sm` of its threads resident. Split-K splits rows into chunks
     /// of at least four float4s per thread until the grid has `SGEMV_SPLIT_WAVES` blocks per
-    /// resident slot; staged split-K cuts rows into the fewest chunks of at most
-    /// `SGEMV_STAGE_COLS` columns, then groups rows (≤ `SGEMV_STAGE_ROWS` per block) so that the
-    /// grid has about `SGEMV_STAGE_WAVES` blocks per slot; transposed takes the fewest lanes per row (≤ `SGEMV_T_MAX_LANES`)
+    /// resident slot; wide rows cut n into tiles of `8 · SGEMV_WIDE_BLOCK` columns and group
+    /// rows (≤ `SGEMV_WIDE_ROWS` per block) so that the grid has about `SGEMV_WIDE_WAVES`
+    /// blocks per slot; transposed takes the fewest lanes per row (≤ `SGEMV_T_MAX_LANES`)
     /// covering n / 4, more when m is small (`SGEMV_T_ROWS_PER_THREAD`), and splits rows (≥ four
     /// per thread) until the grid has `SGEMV_T_WAVES` blocks per slot. Streaming transposed: a
     /// block per column tile (`4 · SGEMV_T_STREAM_VECS` columns per thread), at most the resident
@@ -365,14 +370,14 @@ impl SgemvKernel {
                 let grid = fits("m · splits (split-K grid)", m * splits)?;
                 Ok(plan(name, block, grid, splits, m, vec![chunk]))
             }
-            SgemvKernel::SplitKStaged => {
-                let block = SGEMV_SPLIT_BLOCK;
-                let splits = div_ceil(n.max(1), SGEMV_STAGE_COLS);
-                let chunk = (div_ceil(n.max(1), splits) + 3) / 4 * 4;
-                let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_STAGE_WAVES) as usize;
-                let rows = div_ceil(m, (target / splits).max(1)).clamp(1, SGEMV_STAGE_ROWS);
-                let grid = fits("row groups · splits (staged split-K grid)", div_ceil(m, rows) * splits)?;
-                Ok(plan(name, block, grid, splits, m, vec![chunk, rows]))
+            SgemvKernel::WideVec4 => {
+                let block = SGEMV_WIDE_BLOCK;
+                let tiles = div_ceil(n.max(1), 8 * block as usize);
+                let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_WIDE_WAVES) as usize;
+                let rows = div_ceil(m, (target / tiles).max(1)).clamp(1, SGEMV_WIDE_ROWS);
+                let groups = div_ceil(m, rows);
+                let grid = fits("row groups · column tiles (wide-rows grid)", groups * tiles)?;
+                Ok(plan(name, block, grid, tiles, groups, vec![rows]))
             }
             SgemvKernel::TVec4 | SgemvKernel::TScalar => {
                 let block = SGEMV_T_BLOCK;

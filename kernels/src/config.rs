@@ -91,7 +91,7 @@ pub const SGEMV_ENTRIES: [&str; 22] = [
     "sgemv_warp_rows_scalar",
     "sgemv_split_k_vec4",
     "sgemv_split_k_scalar",
-    "sgemv_split_k_staged",
+    "sgemv_wide_vec4",
     "sgemv_t_vec4",
     "sgemv_t_scalar",
     "sgemv_t_stream_vec4",
@@ -109,18 +109,15 @@ pub const SGEMV_SPLIT_BLOCK: u32 = 256;
 /// 76.5, 256 × 2^20 274.5 against 268.2: each block's reduction and fold costs more than the
 /// spread gains.)
 pub const SGEMV_SPLIT_WAVES: u32 = 2;
-/// Columns of x one block of the staged split-K kernel (`sgemv_split_k_staged`) copies into
-/// shared memory (16 KiB).
-pub const SGEMV_STAGE_COLS: usize = 4096;
-/// Most rows one block of the staged split-K kernel walks against its staged x.
-pub const SGEMV_STAGE_ROWS: usize = 32;
-/// Staged split-K: rows per block shrink until the grid holds this many blocks per resident
+/// Threads per block of the wide-rows kernel (`sgemv_wide_vec4`): 8 · this columns per tile.
+pub const SGEMV_WIDE_BLOCK: u32 = 256;
+/// Most rows one block of the wide-rows kernel walks (a multiple of 4 fills its row steps).
+pub const SGEMV_WIDE_ROWS: usize = 32;
+/// Wide rows: the host groups rows so that the grid holds about this many blocks per resident
 /// block slot.
-pub const SGEMV_STAGE_WAVES: u32 = 2;
-/// `Op::N` with float4-aligned rows and n at least this uses the staged split-K (x no longer
-/// fits in L1, so re-reading it per row would double the L2 traffic); unaligned rows use it
-/// from `SGEMV_WIDE_N`.
-pub const SGEMV_STAGE_N: usize = 1 << 16;
+pub const SGEMV_WIDE_WAVES: u32 = 4;
+/// `Op::N` with float4-aligned rows and n at least this uses the wide-rows kernel.
+pub const SGEMV_WIDE_ROWS_N: usize = 1 << 16;
 /// `Op::N` with n at least this uses split-K (a block per row chunk); narrower rows above the
 /// float4 rows-per-warp sizes use `warp_rows` (a warp per four rows).
 pub const SGEMV_WIDE_N: usize = 1024;

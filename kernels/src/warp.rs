@@ -34,3 +34,22 @@ pub fn lane() -> u32 {
 pub unsafe fn sync() {
     cuda_std::warp::sync_warp(FULL_MASK)
 }
+
+/// Sums four values per lane over the warp, leaving value j's total in lanes 8j … 8j + 7:
+/// halving exchanges (lane ^ 16, then ^ 8) hand off half the values each, then three butterfly
+/// steps finish each lane's one value. Six shuffles instead of twenty; fixed order, so
+/// deterministic. The whole warp must call it.
+#[inline(always)]
+pub unsafe fn reduce_scatter4(v: [f32; 4]) -> f32 {
+    let l = lane();
+    let hi = l & 16 != 0;
+    let (keep, send) = if hi { ([v[2], v[3]], [v[0], v[1]]) } else { ([v[0], v[1]], [v[2], v[3]]) };
+    let pair = [keep[0] + send[0].shfl_xor(16), keep[1] + send[1].shfl_xor(16)];
+    let b3 = l & 8 != 0;
+    let (keep, send) = if b3 { (pair[1], pair[0]) } else { (pair[0], pair[1]) };
+    let mut s = keep + send.shfl_xor(8);
+    s += s.shfl_xor(4);
+    s += s.shfl_xor(2);
+    s += s.shfl_xor(1);
+    s
+}

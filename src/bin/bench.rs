@@ -620,8 +620,8 @@ fn shapes_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
 }
 
 /// Launch plans around the ones `plan()` picks, launched raw from the module the handle
-/// loaded, on the shapes where Auto trails cuBLAS or a same-size copy: staged split-K by rows
-/// per block, transposed by lanes per row and blocks per SM. Cold (A rotated).
+/// loaded, on the shapes where Auto trails cuBLAS or a same-size copy: wide rows by rows per
+/// block, split-K by waves, transposed by lanes per row and blocks per SM. Cold (A rotated).
 fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     use cudakernels::cust::module::Module;
     let module = match gpu.image() {
@@ -643,7 +643,7 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         (256, 1 << 20, 0, Op::N),
         (3, 1 << 20, 0, Op::N),
         (16384, 16384, 0, Op::N),
-        (4096, 4096, 1, Op::N),
+        (4096, 14336, 0, Op::N),
         (4096, 4096, 0, Op::N),
         (4096, 4096, 0, Op::T),
         (8192, 8192, 0, Op::T),
@@ -661,10 +661,9 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         // (entry, args, grid)
         let mut runs: Vec<(&str, Vec<usize>, usize)> = Vec::new();
         if op == Op::N {
-            let splits = (n + 4095) / 4096;
-            let chunk = ((n + splits - 1) / splits + 3) / 4 * 4;
-            for &rows in [1usize, 2, 3, 4, 6, 8, 12, 16, 24, 32].iter().filter(|&&r| r <= m) {
-                runs.push(("sgemv_split_k_staged", vec![chunk, rows], (m + rows - 1) / rows * splits));
+            let tiles = (n + 2047) / 2048;
+            for &rows in [4usize, 8, 12, 16, 24, 32].iter().filter(|&&r| r < m + 4) {
+                runs.push(("sgemv_wide_vec4", vec![rows], (m + rows - 1) / rows * tiles));
             }
             for &waves in [1usize, 2, 4].iter() {
                 let target = waves * 8 * sms;

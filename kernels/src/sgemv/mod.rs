@@ -19,7 +19,6 @@ mod problem;
 mod row_tiles;
 mod rows_per_warp;
 mod split_k;
-mod staged_x;
 mod tile_fold;
 mod transposed;
 mod transposed_stream;
@@ -27,6 +26,7 @@ mod vector_rows_per_warp;
 mod vector_warp_per_row;
 mod warp_per_row;
 mod warp_rows;
+mod wide_rows;
 
 /// Entry points: `(a, x, m, n, lda, alpha, beta, y)` with 64-bit shapes, plus the extra
 /// arguments each technique takes (see its file).
@@ -61,7 +61,7 @@ sgemv_entry! {
     sgemv_warp_rows_scalar => warp_rows::rows::<false>;
     sgemv_split_k_vec4 => split_k::rows::<true>, chunk: usize, partials: *mut f32, counters: *mut u32;
     sgemv_split_k_scalar => split_k::rows::<false>, chunk: usize, partials: *mut f32, counters: *mut u32;
-    sgemv_split_k_staged => staged_x::rows, chunk: usize, rows: usize, partials: *mut f32, counters: *mut u32;
+    sgemv_wide_vec4 => wide_rows::rows, rows: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_vec4 => transposed::columns::<true>,
         lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_scalar => transposed::columns::<false>,

@@ -15,24 +15,17 @@ pub unsafe fn last_of_tile(counter: *mut u32, splits: u32) -> bool {
     fence_acq_rel_gpu();
     sync_threads();
     if thread_idx_x() == 0 {
-        *is_last = take_ticket(counter, splits) as u32;
+        let ticket = cuda_std::atomic::mid::atomic_fetch_add_u32_device(counter, Ordering::Relaxed, 1);
+        let last = ticket == splits - 1;
+        if last {
+            write_volatile(counter, 0);
+        }
+        *is_last = last as u32;
     }
     sync_threads();
     let last = *is_last != 0;
     if last {
         fence_acq_rel_gpu();
-    }
-    last
-}
-
-/// One thread's ticket on `counter`: true for the `splits`-th arrival, which leaves the counter
-/// 0 for the next launch. Fence and barrier around it as [`last_of_tile`] does.
-#[inline(always)]
-pub unsafe fn take_ticket(counter: *mut u32, splits: u32) -> bool {
-    let ticket = cuda_std::atomic::mid::atomic_fetch_add_u32_device(counter, Ordering::Relaxed, 1);
-    let last = ticket == splits - 1;
-    if last {
-        write_volatile(counter, 0);
     }
     last
 }

@@ -1,0 +1,125 @@
+//! `Op::N` for few, very wide rows: block b owns column tile `b % tiles` (`8 · B` columns, B =
+//! block size: thread t the float4s at 4t and 4t + 4B, their x in registers) over the `rows`
+//! rows of group `b / tiles`. Rows go four at a time, eight loads in flight, each warp load 512
+//! contiguous bytes (the access pattern of `transposed_stream`); a warp reduce-scatter (six
+//! shuffles) leaves row j's warp sum in lane 8j. Warp sums fold in warp order into one partial
+//! per (row, tile); each row group's last block (a ticket per group) folds the group's partials
+//! in tile order. Deterministic. Limits: float4 only (aligned A and x, lda % 4 == 0,
+//! n % 4 == 0); `rows` ≤ `SGEMV_WIDE_ROWS`; block = `SGEMV_WIDE_BLOCK`.
+use super::problem::Gemv;
+use super::tile_fold;
+use crate::block::sync_threads;
+use crate::config::{SGEMV_WIDE_BLOCK, SGEMV_WIDE_ROWS, WARP_SIZE};
+use crate::thread::{block_index, dot4, load_v4};
+use crate::warp;
+use core::ptr::{read_volatile, write_volatile};
+use cuda_std::thread::thread_idx_x;
+
+const B: usize = SGEMV_WIDE_BLOCK as usize;
+const WARPS: usize = B / WARP_SIZE as usize;
+const TILE: usize = 8 * B;
+
+/// Thread mapping: see the file comment; after the rows, thread k < rows owns row k's partial.
+pub unsafe fn rows(g: Gemv, rows: usize, partials: *mut f32, counters: *mut u32) {
+    let Gemv { a, x, m, n, lda, .. } = g;
+    let warp_sums = cuda_std::shared_array![f32; SGEMV_WIDE_ROWS * WARPS];
+    let stage = cuda_std::shared_array![f32; SGEMV_WIDE_BLOCK as usize];
+    let tiles = core::cmp::max((n + TILE - 1) / TILE, 1);
+    let b = block_index();
+    let (group, tile) = (b / tiles, b % tiles);
+    let tid = thread_idx_x() as usize;
+    let (w, lane) = (tid / WARP_SIZE as usize, tid % WARP_SIZE as usize);
+    let c0 = tile * TILE + 4 * tid;
+    let c1 = c0 + 4 * B;
+    // A column group past n reads a live one again (a valid address) against zeros.
+    let (live0, live1) = (c0 < n, c1 < n);
+    let zero = [0u32; 4];
+    let x0 = if live0 { load_v4(x.add(c0) as *const [u32; 4]) } else { zero };
+    let x1 = if live1 { load_v4(x.add(c1) as *const [u32; 4]) } else { zero };
+    let c0r = if live0 { c0 } else { 0 };
+    let c1r = if live1 { c1 } else { c0r };
+    let r0 = group * rows;
+    let count = core::cmp::min(r0 + rows, m) - r0;
+    let last_row = r0 + count - 1;
+    let at = |r: usize, c: usize| load_v4(a.add(r * lda + c) as *const [u32; 4]);
+    let mut k = 0;
+    while k < count {
+        // Rows past the group read its last row again; their sums are not stored.
+        let r = r0 + k;
+        let rs = [r, core::cmp::min(r + 1, last_row), core::cmp::min(r + 2, last_row), core::cmp::min(r + 3, last_row)];
+        let v = [
+            at(rs[0], c0r),
+            at(rs[0], c1r),
+            at(rs[1], c0r),
+            at(rs[1], c1r),
+            at(rs[2], c0r),
+            at(rs[2], c1r),
+            at(rs[3], c0r),
+            at(rs[3], c1r),
+        ];
+        let mut p = [0.0f32; 4];
+        for j in 0..4 {
+            p[j] = dot4(v[2 * j], x0) + dot4(v[2 * j + 1], x1);
+        }
+        let s = warp::reduce_scatter4(p);
+        let j = lane / 8;
+        if lane % 8 == 0 && k + j < count {
+            *warp_sums.add((k + j) * WARPS + w) = s;
+        }
+        k += 4;
+    }
+    sync_threads();
+    let mine = tid < count;
+    let mut sum = 0.0f32;
+    if mine {
+        for v in 0..WARPS {
+            sum += *warp_sums.add(tid * WARPS + v);
+        }
+    }
+    if tiles == 1 {
+        if mine {
+            g.store(r0 + tid, sum);
+        }
+        return;
+    }
+    if mine {
+        write_volatile(partials.add((r0 + tid) * tiles + tile), sum);
+    }
+    if tile_fold::last_of_tile(counters.add(group), tiles as u32) {
+        // `lanes` threads per row, each summing tiles sub, sub + lanes, … in order, then the
+        // row's threads in order.
+        let lanes = B / count.next_power_of_two();
+        let (row, sub) = (tid / lanes, tid % lanes);
+        let mut acc = 0.0f32;
+        if row < count {
+            let p = partials.add((r0 + row) * tiles);
+            let mut t = sub;
+            while t + 3 * lanes < tiles {
+                let v = [
+                    read_volatile(p.add(t)),
+                    read_volatile(p.add(t + lanes)),
+                    read_volatile(p.add(t + 2 * lanes)),
+                    read_volatile(p.add(t + 3 * lanes)),
+                ];
+                acc += v[0];
+                acc += v[1];
+                acc += v[2];
+                acc += v[3];
+                t += 4 * lanes;
+            }
+            while t < tiles {
+                acc += read_volatile(p.add(t));
+                t += lanes;
+            }
+        }
+        *stage.add(tid) = acc;
+        sync_threads();
+        if mine {
+            let mut total = 0.0f32;
+            for s in 0..lanes {
+                total += *stage.add(tid * lanes + s);
+            }
+            g.store(r0 + tid, total);
+        }
+    }
+}
