@@ -389,7 +389,7 @@ fn op_shape(op: cudakernels::Op, m: usize, n: usize, lda: usize, a_addr: u64) ->
 
 #[test]
 fn sgemv_dispatch_table_for_the_issue_shapes() {
-    use cudakernels::config::SGEMV_WIDE_ROWS_N;
+    use cudakernels::config::{SGEMV_WIDE_MIN_M, SGEMV_WIDE_ROWS_N};
     use cudakernels::Op;
     let choose = |op, m, n, lda, a| SgemvKernel::choose(&op_shape(op, m, n, lda, a));
     for &(m, n) in ISSUE_SHAPES.iter() {
@@ -401,7 +401,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             128 => SgemvKernel::N128,
             256 => SgemvKernel::WarpRowsVec4,
             3 => SgemvKernel::RowsPerWarp(8),
-            _ if n >= SGEMV_WIDE_ROWS_N => SgemvKernel::WideVec4,
+            _ if n >= SGEMV_WIDE_ROWS_N && m >= SGEMV_WIDE_MIN_M => SgemvKernel::WideVec4,
             _ => SgemvKernel::SplitKVec4,
         };
         assert_eq!(auto_n, want_n, "Op::N {} x {}", m, n);
@@ -432,10 +432,12 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
     assert_eq!(choose(Op::T, 3, wide + 1, wide + 1, 0x1000), SgemvKernel::TStreamScalar);
     assert_eq!(choose(Op::T, 3, wide, wide + 1, 0x1000), SgemvKernel::TStreamScalar);
     let wide_rows = SGEMV_WIDE_ROWS_N;
-    assert_eq!(choose(Op::N, 3, wide_rows, wide_rows, 0x1000), SgemvKernel::WideVec4);
-    assert_eq!(choose(Op::N, 3, wide_rows - 4, wide_rows - 4, 0x1000), SgemvKernel::SplitKVec4);
-    assert_eq!(choose(Op::N, 3, wide_rows, wide_rows + 1, 0x1000), SgemvKernel::SplitKScalar);
-    assert_eq!(choose(Op::N, 3, wide_rows + 2, wide_rows + 2, 0x1000), SgemvKernel::SplitKScalar);
+    let few = SGEMV_WIDE_MIN_M;
+    assert_eq!(choose(Op::N, few, wide_rows, wide_rows, 0x1000), SgemvKernel::WideVec4);
+    assert_eq!(choose(Op::N, few - 1, wide_rows, wide_rows, 0x1000), SgemvKernel::SplitKVec4);
+    assert_eq!(choose(Op::N, few, wide_rows - 4, wide_rows - 4, 0x1000), SgemvKernel::SplitKVec4);
+    assert_eq!(choose(Op::N, few, wide_rows, wide_rows + 1, 0x1000), SgemvKernel::SplitKScalar);
+    assert_eq!(choose(Op::N, few, wide_rows + 2, wide_rows + 2, 0x1000), SgemvKernel::SplitKScalar);
     // Op::T reads x one float at a time: x's alignment does not matter.
     assert_eq!(
         SgemvKernel::choose(&SgemvShape { x_addr: 0x2004, ..op_shape(Op::T, 8, 8, 8, 0x1000) }),
@@ -513,7 +515,8 @@ fn sgemv_split_plans_cover_every_output() {
                     let p = SgemvKernel::WideVec4.plan(&op_shape(Op::N, m, n, n, 0x1000), sms, threads).unwrap();
                     let (rows, tile) = (p.args[0], 8 * SGEMV_WIDE_BLOCK as usize);
                     assert_eq!((p.block, p.splits), (SGEMV_WIDE_BLOCK, (n.max(1) + tile - 1) / tile), "{:?}", p);
-                    assert!((1..=SGEMV_WIDE_ROWS).contains(&rows) && p.tiles == (m + rows - 1) / rows, "{:?}", p);
+                    assert!((4..=SGEMV_WIDE_ROWS).contains(&rows) && rows % 4 == 0, "{:?}", p);
+                    assert_eq!(p.tiles, (m + rows - 1) / rows, "{:?}", p);
                     assert_eq!(p.grid as usize, p.tiles * p.splits, "{:?}", p);
                 }
                 for &k in [SgemvKernel::TVec4, SgemvKernel::TScalar].iter() {
@@ -555,10 +558,13 @@ fn sgemv_split_plans_cover_every_output() {
     assert!(p.splits > 1 && p.grid as usize >= resident, "{:?}", p);
     let p = SgemvKernel::TVec4.plan(&op_shape(Op::T, 1 << 20, 16, 16, 0x1000), 132, 2048).unwrap();
     assert!(p.tiles == 1 && p.splits > 100, "{:?}", p);
-    // Wide rows: 64 rows of 2^20 take 512 tiles of 2048 columns, in row groups of 8 (four
-    // waves of 256-thread blocks at 8 per SM); at 4 per SM, groups of 16.
-    let p = SgemvKernel::WideVec4.plan(&op_shape(Op::N, 64, 1 << 20, 1 << 20, 0x1000), 132, 2048).unwrap();
-    assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 8, 8, 4096), "{:?}", p);
-    let p = SgemvKernel::WideVec4.plan(&op_shape(Op::N, 64, 1 << 20, 1 << 20, 0x1000), 132, 1024).unwrap();
+    // Wide rows: 64 rows of 2^20 take 512 tiles of 2048 columns, in row groups of 16 (two
+    // waves of 256-thread blocks at 8 per SM); at 4 per SM, groups of 32; 3 rows, one group of 4.
+    let wide = |m, threads| SgemvKernel::WideVec4.plan(&op_shape(Op::N, m, 1 << 20, 1 << 20, 0x1000), 132, threads);
+    let p = wide(64, 2048).unwrap();
     assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 4, 16, 2048), "{:?}", p);
+    let p = wide(64, 1024).unwrap();
+    assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 2, 32, 1024), "{:?}", p);
+    let p = wide(3, 2048).unwrap();
+    assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 1, 4, 512), "{:?}", p);
 }

@@ -8,8 +8,8 @@ use cust::memory::DeviceSlice;
 use kernels::config::{
     SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK,
     SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
-    SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_N,
-    SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
+    SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_MIN_M,
+    SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -179,7 +179,7 @@ impl SgemvKernel {
     /// | ≤ 32 | `N32` | same |
     /// | < `SGEMV_WIDE_N` | `WarpRowsVec4` | `WarpRowsScalar` |
     /// | < `SGEMV_WIDE_ROWS_N` | `SplitKVec4` | `SplitKScalar` |
-    /// | ≥ `SGEMV_WIDE_ROWS_N` | `WideVec4` | `SplitKScalar` |
+    /// | ≥ `SGEMV_WIDE_ROWS_N`, m ≥ `SGEMV_WIDE_MIN_M` | `WideVec4` | `SplitKScalar` |
     pub fn choose(shape: &SgemvShape) -> SgemvKernel {
         let n = shape.n;
         let vec = shape.vector_aligned();
@@ -202,7 +202,7 @@ impl SgemvKernel {
             5..=8 => SgemvKernel::RowsPerWarp(4),
             9..=16 => SgemvKernel::RowsPerWarp(2),
             17..=32 => SgemvKernel::N32,
-            _ if float4_rows && n >= SGEMV_WIDE_ROWS_N => SgemvKernel::WideVec4,
+            _ if float4_rows && n >= SGEMV_WIDE_ROWS_N && shape.m >= SGEMV_WIDE_MIN_M => SgemvKernel::WideVec4,
             _ if n >= SGEMV_WIDE_N && vec => SgemvKernel::SplitKVec4,
             _ if n >= SGEMV_WIDE_N => SgemvKernel::SplitKScalar,
             _ if vec => SgemvKernel::WarpRowsVec4,
@@ -345,7 +345,7 @@ impl SgemvKernel {
     /// each keep `max_threads_per_sm` of its threads resident. Split-K splits rows into chunks
     /// of at least four float4s per thread until the grid has `SGEMV_SPLIT_WAVES` blocks per
     /// resident slot; wide rows cut n into tiles of `8 · SGEMV_WIDE_BLOCK` columns and group
-    /// rows (≤ `SGEMV_WIDE_ROWS` per block) so that the grid has about `SGEMV_WIDE_WAVES`
+    /// rows by fours (4 to `SGEMV_WIDE_ROWS` per block) so that the grid has about `SGEMV_WIDE_WAVES`
     /// blocks per slot; transposed takes the fewest lanes per row (≤ `SGEMV_T_MAX_LANES`)
     /// covering n / 4, more when m is small (`SGEMV_T_ROWS_PER_THREAD`), and splits rows (≥ four
     /// per thread) until the grid has `SGEMV_T_WAVES` blocks per slot. Streaming transposed: a
@@ -374,7 +374,8 @@ impl SgemvKernel {
                 let block = SGEMV_WIDE_BLOCK;
                 let tiles = div_ceil(n.max(1), 8 * block as usize);
                 let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_WIDE_WAVES) as usize;
-                let rows = div_ceil(m, (target / tiles).max(1)).clamp(1, SGEMV_WIDE_ROWS);
+                let rows = (div_ceil(m, (target / tiles).max(1)) + 3) / 4 * 4;
+                let rows = rows.clamp(4, SGEMV_WIDE_ROWS);
                 let groups = div_ceil(m, rows);
                 let grid = fits("row groups · column tiles (wide-rows grid)", groups * tiles)?;
                 Ok(plan(name, block, grid, tiles, groups, vec![rows]))

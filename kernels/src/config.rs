@@ -113,11 +113,16 @@ pub const SGEMV_SPLIT_WAVES: u32 = 2;
 pub const SGEMV_WIDE_BLOCK: u32 = 256;
 /// Most rows one block of the wide-rows kernel walks (a multiple of 4 fills its row steps).
 pub const SGEMV_WIDE_ROWS: usize = 32;
-/// Wide rows: the host groups rows so that the grid holds about this many blocks per resident
-/// block slot.
-pub const SGEMV_WIDE_WAVES: u32 = 4;
-/// `Op::N` with float4-aligned rows and n at least this uses the wide-rows kernel.
+/// Wide rows: the host groups rows (by fours) so that the grid holds about this many blocks per
+/// resident block slot. (H200, 2026-11-22, 64 × 2^20: groups of 16 rows 73.7 µs, of 8 75.7, of
+/// 32 78.1; 256 × 2^20: 32 rows 254.8, 8 rows 267.0.)
+pub const SGEMV_WIDE_WAVES: u32 = 2;
+/// `Op::N` with float4-aligned rows, n at least this and m at least `SGEMV_WIDE_MIN_M` uses the
+/// wide-rows kernel. (16384²: split-K 236.9 µs, wide rows 242.0.)
 pub const SGEMV_WIDE_ROWS_N: usize = 1 << 16;
+/// Fewer rows than this stay with split-K, which spreads each row over the device (3 × 2^20:
+/// split-K 11.4 µs, wide rows 12.1).
+pub const SGEMV_WIDE_MIN_M: usize = 16;
 /// `Op::N` with n at least this uses split-K (a block per row chunk); narrower rows above the
 /// float4 rows-per-warp sizes use `warp_rows` (a warp per four rows).
 pub const SGEMV_WIDE_N: usize = 1024;
