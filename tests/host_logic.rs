@@ -514,10 +514,12 @@ fn sgemv_split_plans_cover_every_output() {
                     // Wide rows: column tiles cover n (splits), row groups cover m (tiles).
                     let p = SgemvKernel::WideVec4.plan(&op_shape(Op::N, m, n, n, 0x1000), sms, threads).unwrap();
                     let (rows, tile) = (p.args[0], 8 * SGEMV_WIDE_BLOCK as usize);
-                    assert_eq!((p.block, p.splits), (SGEMV_WIDE_BLOCK, (n.max(1) + tile - 1) / tile), "{:?}", p);
+                    let tiles = (n.max(1) + tile - 1) / tile;
+                    let stride = if tiles > 1 { (tiles + 3) / 4 * 4 } else { 1 };
+                    assert_eq!((p.block, p.splits, p.grid as usize % tiles), (SGEMV_WIDE_BLOCK, stride, 0), "{:?}", p);
                     assert!((4..=SGEMV_WIDE_ROWS).contains(&rows) && rows % 4 == 0, "{:?}", p);
                     assert_eq!(p.tiles, (m + rows - 1) / rows, "{:?}", p);
-                    assert_eq!(p.grid as usize, p.tiles * p.splits, "{:?}", p);
+                    assert_eq!(p.grid as usize, p.tiles * tiles, "{:?}", p);
                 }
                 for &k in [SgemvKernel::TVec4, SgemvKernel::TScalar].iter() {
                     if n == 0 {

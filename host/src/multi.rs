@@ -198,10 +198,10 @@ impl MultiGpu {
         let _guard = self.lock();
         // SAFETY: every rank's x holds n floats on its device (validated above).
         unsafe { self.broadcast_raw(0, &xs, 4 * n)? };
-        // The other ranks first: they wait for x, rank 0 does not.
-        for r in (1..self.ranks()).chain(0..1) {
-            let s = &mut shards[r];
-            self.gpus[r].sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
+        // In rank order: launching the waiting ranks first measured slower on 2 × H200
+        // (2026-11-22: 172.1 µs per call against 156–158).
+        for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
+            gpu.sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
         }
         Ok(())
     }

@@ -129,7 +129,8 @@ pub struct SgemvPlan {
     pub name: &'static str,
     pub block: u32,
     pub grid: u32,
-    /// Blocks sharing one tile of outputs; above 1 the kernel needs partials and counters.
+    /// Blocks sharing one tile of outputs (wide rows: the column tiles rounded up to a multiple
+    /// of 4, the partials' row stride); above 1 the kernel needs partials and counters.
     pub splits: usize,
     /// Output tiles (split-K: rows; wide rows: row groups; transposed: column tiles): the
     /// counters needed.
@@ -378,7 +379,9 @@ impl SgemvKernel {
                 let rows = rows.clamp(4, SGEMV_WIDE_ROWS);
                 let groups = div_ceil(m, rows);
                 let grid = fits("row groups · column tiles (wide-rows grid)", groups * tiles)?;
-                Ok(plan(name, block, grid, tiles, groups, vec![rows]))
+                // Partials per row: the tiles, rounded up to whole float4s.
+                let splits = if tiles > 1 { (tiles + 3) / 4 * 4 } else { 1 };
+                Ok(plan(name, block, grid, splits, groups, vec![rows]))
             }
             SgemvKernel::TVec4 | SgemvKernel::TScalar => {
                 let block = SGEMV_T_BLOCK;

@@ -13,6 +13,16 @@ pub unsafe fn load_v4(p: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// One 16-byte load from L2, past L1 (`ld.global.cg.v4.u32`), for data other blocks stored
+/// before this thread's acquire fence; not reordered across it (no `pure`). `p` 16-byte aligned.
+#[inline(always)]
+pub unsafe fn load_v4_l2(p: *const [u32; 4]) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    asm!("ld.global.cg.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];",
+         out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d, in(reg64) p as u64, options(nostack));
+    [a, b, c, d]
+}
+
 /// This block's index, widened before any arithmetic: `block · B + tid` passes 2^32 on inputs
 /// past 2^32 elements. Use it (and [`grid_blocks`]) wherever a block index scales an element index.
 #[inline(always)]

@@ -3,16 +3,17 @@
 //! rows of group `b / tiles`. Rows go four at a time, eight loads in flight, each warp load 512
 //! contiguous bytes (the access pattern of `transposed_stream`); a warp reduce-scatter (six
 //! shuffles) leaves row j's warp sum in lane 8j. Warp sums fold in warp order into one partial
-//! per (row, tile); each row group's last block (a ticket per group) folds the group's partials
-//! in tile order. Deterministic. Limits: float4 only (aligned A and x, lda % 4 == 0,
+//! per (row, tile), rows `stride` (tiles rounded up to 4) apart; each row group's last block (a
+//! ticket per group) folds the group's partials with float4 loads, four in flight, in a fixed
+//! order. Deterministic. Limits: float4 only (aligned A and x, lda % 4 == 0,
 //! n % 4 == 0); `rows` ≤ `SGEMV_WIDE_ROWS`; block = `SGEMV_WIDE_BLOCK`.
 use super::problem::Gemv;
 use super::tile_fold;
 use crate::block::sync_threads;
 use crate::config::{SGEMV_WIDE_BLOCK, SGEMV_WIDE_ROWS, WARP_SIZE};
-use crate::thread::{block_index, dot4, load_v4};
+use crate::thread::{block_index, dot4, load_v4, load_v4_l2};
 use crate::warp;
-use core::ptr::{read_volatile, write_volatile};
+use core::ptr::write_volatile;
 use cuda_std::thread::thread_idx_x;
 
 const B: usize = SGEMV_WIDE_BLOCK as usize;
@@ -82,34 +83,43 @@ pub unsafe fn rows(g: Gemv, rows: usize, partials: *mut f32, counters: *mut u32)
         }
         return;
     }
+    let stride = (tiles + 3) / 4 * 4;
     if mine {
-        write_volatile(partials.add((r0 + tid) * tiles + tile), sum);
+        write_volatile(partials.add((r0 + tid) * stride + tile), sum);
     }
     if tile_fold::last_of_tile(counters.add(group), tiles as u32) {
-        // `lanes` threads per row, each summing tiles sub, sub + lanes, … in order, then the
-        // row's threads in order.
+        // `lanes` threads per row, each summing the row's float4s sub, sub + lanes, … (the
+        // padding past `tiles` as zeros), then the row's threads in order.
         let lanes = B / count.next_power_of_two();
         let (row, sub) = (tid / lanes, tid % lanes);
         let mut acc = 0.0f32;
         if row < count {
-            let p = partials.add((r0 + row) * tiles);
-            let mut t = sub;
-            while t + 3 * lanes < tiles {
-                let v = [
-                    read_volatile(p.add(t)),
-                    read_volatile(p.add(t + lanes)),
-                    read_volatile(p.add(t + 2 * lanes)),
-                    read_volatile(p.add(t + 3 * lanes)),
-                ];
-                acc += v[0];
-                acc += v[1];
-                acc += v[2];
-                acc += v[3];
-                t += 4 * lanes;
+            let p = partials.add((r0 + row) * stride) as *const [u32; 4];
+            let quads = stride / 4;
+            // Adds quad q's entries in order, entries past `tiles` (padding) as nothing.
+            let add = |acc: f32, q: usize, v: [u32; 4]| {
+                let mut acc = acc;
+                for c in 0..4 {
+                    if 4 * q + c < tiles {
+                        acc += f32::from_bits(v[c]);
+                    }
+                }
+                acc
+            };
+            let mut q = sub;
+            while q + 3 * lanes < quads {
+                let mut v = [[0u32; 4]; 4];
+                for k in 0..4 {
+                    v[k] = load_v4_l2(p.add(q + k * lanes));
+                }
+                for k in 0..4 {
+                    acc = add(acc, q + k * lanes, v[k]);
+                }
+                q += 4 * lanes;
             }
-            while t < tiles {
-                acc += read_volatile(p.add(t));
-                t += lanes;
+            while q < quads {
+                acc = add(acc, q, load_v4_l2(p.add(q)));
+                q += lanes;
             }
         }
         *stage.add(tid) = acc;
