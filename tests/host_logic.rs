@@ -560,13 +560,13 @@ fn sgemv_split_plans_cover_every_output() {
     assert!(p.splits > 1 && p.grid as usize >= resident, "{:?}", p);
     let p = SgemvKernel::TVec4.plan(&op_shape(Op::T, 1 << 20, 16, 16, 0x1000), 132, 2048).unwrap();
     assert!(p.tiles == 1 && p.splits > 100, "{:?}", p);
-    // Wide rows: 64 rows of 2^20 take 512 tiles of 2048 columns, in row groups of 16 (two
-    // waves of 256-thread blocks at 8 per SM); at 4 per SM, groups of 32; 3 rows, one group of 4.
+    // Wide rows: 64 rows of 2^20 take 512 tiles of 2048 columns, in row groups of 16 (three
+    // waves of 256-thread blocks at 6 per SM); at 8 per SM, groups of 12; 3 rows, one group of 4.
     let wide = |m, threads| SgemvKernel::WideVec4.plan(&op_shape(Op::N, m, 1 << 20, 1 << 20, 0x1000), 132, threads);
-    let p = wide(64, 2048).unwrap();
+    let p = wide(64, 1536).unwrap();
     assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 4, 16, 2048), "{:?}", p);
-    let p = wide(64, 1024).unwrap();
-    assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 2, 32, 1024), "{:?}", p);
+    let p = wide(64, 2048).unwrap();
+    assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 6, 12, 3072), "{:?}", p);
     let p = wide(3, 2048).unwrap();
     assert_eq!((p.splits, p.tiles, p.args[0], p.grid), (512, 1, 4, 512), "{:?}", p);
 }

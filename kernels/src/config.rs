@@ -114,9 +114,10 @@ pub const SGEMV_WIDE_BLOCK: u32 = 256;
 /// Most rows one block of the wide-rows kernel walks (a multiple of 4 fills its row steps).
 pub const SGEMV_WIDE_ROWS: usize = 32;
 /// Wide rows: the host groups rows (by fours) so that the grid holds about this many blocks per
-/// resident block slot. (H200, 2026-11-22, 64 × 2^20: groups of 16 rows 73.7 µs, of 8 75.7, of
-/// 32 78.1; 256 × 2^20: 32 rows 254.8, 8 rows 267.0.)
-pub const SGEMV_WIDE_WAVES: u32 = 2;
+/// resident block slot (six 256-thread blocks per SM at its 38 registers). H200, 2026-11-22,
+/// two runs: 64 × 2^20 in groups of 16 rows 73.7 / 72.9 µs, of 24 74.7, of 8 75.7; 256 × 2^20
+/// in groups of 32 254.8 / 257.0, of 24 254.8 / 255.5, of 8 267.0.
+pub const SGEMV_WIDE_WAVES: u32 = 3;
 /// `Op::N` with float4-aligned rows, n at least this and m at least `SGEMV_WIDE_MIN_M` uses the
 /// wide-rows kernel. (16384²: split-K 236.9 µs, wide rows 242.0.)
 pub const SGEMV_WIDE_ROWS_N: usize = 1 << 16;
