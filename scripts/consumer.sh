@@ -26,7 +26,7 @@ run() {
     local err rc
     err=$(mktemp)
     # The link-time libcuda only where no driver's libcuda is installed (CPU-only machines).
-    if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then "$bin" 2>"$err"; rc=$?
+    if ldconfig -p 2>/dev/null | grep 'libcuda\.so\.1 ' >/dev/null; then "$bin" 2>"$err"; rc=$?
     else LD_LIBRARY_PATH=$CUDA_LIBRARY_PATH/lib64/stubs "$bin" 2>"$err"; rc=$?; fi
     cat "$err" >&2
     if [ "$rc" -eq 0 ]; then echo "consumer: ok"; return 0; fi

@@ -26,7 +26,7 @@ need git
 # 1. Toolchains: the pinned nightly for the build, a current stable cargo for the index.
 install_toolchains() {
     local comps=(rust-src rustc-dev llvm-tools-preview) missing=()
-    if rustup toolchain list | grep -q "^$TOOLCHAIN"; then
+    if rustup toolchain list | grep "^$TOOLCHAIN" >/dev/null; then
         local have; have=$(rustup component list --installed --toolchain "$TOOLCHAIN")
         for c in "${comps[@]}"; do grep -q "^$c" <<<"$have" || missing+=("$c"); done
         if [ ${#missing[@]} -gt 0 ]; then
@@ -127,7 +127,10 @@ with zipfile.ZipFile(wheel) as z, open(sys.argv[2] + "/ptxas", "wb") as out:
 PY
     chmod 755 "$PTXAS_PATH"
     rm -rf "$w"
-    "$PTXAS_PATH" --version | grep -q "release ${PTXAS_WHEEL_VERSION%.*}" || die "$PTXAS_PATH is not ptxas $PTXAS_WHEEL_VERSION"
+    # Captured first: with pipefail, `grep -q` closing the pipe early can fail the check.
+    local version
+    version=$("$PTXAS_PATH" --version) || die "$PTXAS_PATH does not run"
+    [[ $version == *"release ${PTXAS_WHEEL_VERSION%.*}"* ]] || die "$PTXAS_PATH is not ptxas $PTXAS_WHEEL_VERSION"
 }
 
 # 4. libcuda.so to link against: the driver's own where one is installed, else Debian's libcuda1.
