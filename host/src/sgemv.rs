@@ -61,8 +61,6 @@ pub enum SgemvKernel {
     WideVec4,
     /// [`Op::T`]: column tiles × row splits, float4 loads (aligned A, lda % 4 == 0, n % 4 == 0).
     TVec4,
-    /// [`Op::T`]: `TVec4` with eight rows in flight per thread instead of four.
-    TDeepVec4,
     /// [`Op::T`], any alignment: `TVec4` with scalar loads.
     TScalar,
     /// [`Op::T`] for wide matrices: each thread owns `SGEMV_T_STREAM_VECS` float4 columns and
@@ -144,7 +142,7 @@ pub struct SgemvPlan {
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 23] = [
+    pub const EXPLICIT: [SgemvKernel; 22] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
@@ -164,7 +162,6 @@ impl SgemvKernel {
         SgemvKernel::SplitKScalar,
         SgemvKernel::WideVec4,
         SgemvKernel::TVec4,
-        SgemvKernel::TDeepVec4,
         SgemvKernel::TScalar,
         SgemvKernel::TStreamVec4,
         SgemvKernel::TStreamScalar,
@@ -217,11 +214,7 @@ impl SgemvKernel {
     /// The product this kernel computes.
     pub fn op(self) -> Op {
         match self {
-            SgemvKernel::TVec4
-            | SgemvKernel::TDeepVec4
-            | SgemvKernel::TScalar
-            | SgemvKernel::TStreamVec4
-            | SgemvKernel::TStreamScalar => Op::T,
+            SgemvKernel::TVec4 | SgemvKernel::TScalar | SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => Op::T,
             _ => Op::N,
         }
     }
@@ -234,9 +227,7 @@ impl SgemvKernel {
             return unsupported(format!("{:?} computes Op::{:?}, not Op::{:?}", self, self.op(), shape.op));
         }
         match self {
-            SgemvKernel::TVec4 | SgemvKernel::TDeepVec4 | SgemvKernel::TStreamVec4 | SgemvKernel::WideVec4
-                if shape.n % 4 != 0 =>
-            {
+            SgemvKernel::TVec4 | SgemvKernel::TStreamVec4 | SgemvKernel::WideVec4 if shape.n % 4 != 0 => {
                 return unsupported(format!("{:?} with n = {} (needs n % 4 == 0)", self, shape.n))
             }
             SgemvKernel::N32 if shape.n > 32 => return unsupported(format!("N32 with n = {} > 32", shape.n)),
@@ -283,7 +274,6 @@ impl SgemvKernel {
                 | SgemvKernel::SplitKVec4
                 | SgemvKernel::WideVec4
                 | SgemvKernel::TVec4
-                | SgemvKernel::TDeepVec4
                 | SgemvKernel::TStreamVec4
         )
     }
@@ -314,7 +304,7 @@ impl SgemvKernel {
         match self {
             SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar => SGEMV_SPLIT_BLOCK,
             SgemvKernel::WideVec4 => SGEMV_WIDE_BLOCK,
-            SgemvKernel::TVec4 | SgemvKernel::TDeepVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
             SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => SGEMV_T_STREAM_BLOCK,
             SgemvKernel::BlockPerRow => SGEMV_ROW_BLOCK,
             _ => SGEMV_BLOCK,
@@ -330,7 +320,6 @@ impl SgemvKernel {
                 | SgemvKernel::SplitKScalar
                 | SgemvKernel::WideVec4
                 | SgemvKernel::TVec4
-                | SgemvKernel::TDeepVec4
                 | SgemvKernel::TScalar
                 | SgemvKernel::TStreamVec4
                 | SgemvKernel::TStreamScalar
@@ -360,7 +349,7 @@ impl SgemvKernel {
     /// rows by fours (4 to `SGEMV_WIDE_ROWS` per block) so that the grid has about `SGEMV_WIDE_WAVES`
     /// blocks per slot; transposed takes the fewest lanes per row (≤ `SGEMV_T_MAX_LANES`)
     /// covering n / 4, more when m is small (`SGEMV_T_ROWS_PER_THREAD`), and splits rows (≥ four
-    /// per thread, eight for `TDeepVec4`) until the grid has `SGEMV_T_WAVES` blocks per slot. Streaming transposed: a
+    /// per thread) until the grid has `SGEMV_T_WAVES` blocks per slot. Streaming transposed: a
     /// block per column tile (`4 · SGEMV_T_STREAM_VECS` columns per thread), at most the resident
     /// blocks (blocks then stride over tiles).
     pub fn plan(self, shape: &SgemvShape, sm_count: u32, max_threads_per_sm: u32) -> Result<SgemvPlan> {
@@ -394,7 +383,7 @@ impl SgemvKernel {
                 let splits = if tiles > 1 { (tiles + 3) / 4 * 4 } else { 1 };
                 Ok(plan(name, block, grid, splits, groups, vec![rows]))
             }
-            SgemvKernel::TVec4 | SgemvKernel::TDeepVec4 | SgemvKernel::TScalar => {
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => {
                 let block = SGEMV_T_BLOCK;
                 // Lanes per row: enough for n / 4 (≤ SGEMV_T_MAX_LANES), more when rows are too
                 // few for the block's row groups (a tile of at most one float4 per thread).
@@ -405,8 +394,7 @@ impl SgemvKernel {
                 let tiles = div_ceil(n.max(1), 4 * lanes);
                 let groups = block as usize / lanes;
                 let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_T_WAVES) as usize;
-                let depth = if self == SgemvKernel::TDeepVec4 { 8 } else { 4 };
-                let splits = (target / tiles).clamp(1, div_ceil(m, depth * groups).max(1));
+                let splits = (target / tiles).clamp(1, div_ceil(m, 4 * groups).max(1));
                 let rows_per_split = div_ceil(m, splits).max(1);
                 let splits = div_ceil(m, rows_per_split).max(1);
                 let grid = fits("column tiles · splits (transposed grid)", tiles * splits)?;

@@ -729,26 +729,6 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         }
     }
     println!();
-    // Op::T: four rows in flight per thread against eight, on the aligned shapes TVec4 takes.
-    println!("| m | n | op | TVec4 cold µs | TDeepVec4 cold µs | TVec4 / TDeepVec4 |");
-    println!("|---|---|---|---|---|---|");
-    for &(m, n, pad, a_off, x_off) in SHAPES.iter().filter(|s| s.2 + s.3 + s.4 == 0 && s.1 % 4 == 0) {
-        let _ = (pad, a_off, x_off);
-        let probe = validate_sgemv_op(Op::T, m, n, n, (0x1000, m * n), (0x2000, m), n)?;
-        if SgemvKernel::choose(&probe) != SgemvKernel::TVec4 {
-            continue;
-        }
-        let a = buffers(rotation(gpu, 4 * m * n), m * n, |i| ((i % 13) as f32 - 6.0) * 0.125)?;
-        let x = buffers(1, m, |i| (i % 5) as f32 * 0.25)?;
-        let mut y = buffers(1, n, |_| 0.0f32)?;
-        let mut time = |kernel| {
-            let opts = SgemvOptions { kernel, op: Op::T, ..SgemvOptions::default() };
-            median_ms(gpu, WARMUP, REPS, |i| gpu.sgemv(m, n, &a[i % a.len()], &x[0], &mut y[0], opts))
-        };
-        let (four, eight) = (time(SgemvKernel::TVec4)?, time(SgemvKernel::TDeepVec4)?);
-        println!("| {} | {} | T | {:.1} | {:.1} | {:.2} |", m, n, four * 1e3, eight * 1e3, four / eight);
-    }
-    println!();
     Ok(())
 }
 

@@ -62,11 +62,9 @@ sgemv_entry! {
     sgemv_split_k_vec4 => split_k::rows::<true>, chunk: usize, partials: *mut f32, counters: *mut u32;
     sgemv_split_k_scalar => split_k::rows::<false>, chunk: usize, partials: *mut f32, counters: *mut u32;
     sgemv_wide_vec4 => wide_rows::rows, rows: usize, partials: *mut f32, counters: *mut u32;
-    sgemv_t_vec4 => transposed::columns::<true, 4>,
+    sgemv_t_vec4 => transposed::columns::<true>,
         lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    sgemv_t_deep_vec4 => transposed::columns::<true, 8>,
-        lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    sgemv_t_scalar => transposed::columns::<false, 4>,
+    sgemv_t_scalar => transposed::columns::<false>,
         lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_stream_vec4 => transposed_stream::columns::<true>;
     sgemv_t_stream_scalar => transposed_stream::columns::<false>;

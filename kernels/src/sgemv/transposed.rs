@@ -1,7 +1,7 @@
 //! `Op::T`, y = alpha·Aᵀx + beta·y (x has m entries, y has n): block b owns column tile
 //! `b % tiles` (4·L columns: L lanes per row, a float4 or four scalars each) over the rows of
-//! split `b / tiles`. The B/L lane groups walk rows g, g + B/L, … with `DEPTH` rows in flight
-//! (4, or 8 for the deep variant), so each step reads B/L row segments, coalesced. Groups fold in a fixed order through shared
+//! split `b / tiles`. The B/L lane groups walk rows g, g + B/L, … with four rows in flight, so
+//! each step reads B/L row segments, coalesced. Groups fold in a fixed order through shared
 //! memory; with several splits the tile's last block (`tile_fold`) folds the splits' partials
 //! in split order. Deterministic. Limits: L a power of two ≤ block / 4, block =
 //! `SGEMV_T_BLOCK`; float4 (`VEC`) needs aligned A, lda % 4 == 0 and n % 4 == 0.
@@ -49,7 +49,7 @@ unsafe fn fold_columns(cols: usize, count: usize, stage: *mut f32, get: impl Fn(
 }
 
 /// Thread mapping: thread t is lane t % L of group t / L; see the file comment.
-pub unsafe fn columns<const VEC: bool, const DEPTH: usize>(
+pub unsafe fn columns<const VEC: bool>(
     g: Gemv,
     lanes: usize,
     rows_per_split: usize,
@@ -72,19 +72,21 @@ pub unsafe fn columns<const VEC: bool, const DEPTH: usize>(
     if count > 0 {
         let at = |r: usize| a.add(r * lda + col);
         let mut r = split * rows_per_split + group;
-        while r + (DEPTH - 1) * groups < r1 {
-            let mut av = [[0u32; 4]; DEPTH];
-            let mut xv = [0.0f32; DEPTH];
-            for k in 0..DEPTH {
-                av[k] = load4::<VEC>(at(r + k * groups), count);
-                xv[k] = *x.add(r + k * groups);
-            }
-            for k in 0..DEPTH {
+        while r + 3 * groups < r1 {
+            let rs = [r, r + groups, r + 2 * groups, r + 3 * groups];
+            let av = [
+                load4::<VEC>(at(rs[0]), count),
+                load4::<VEC>(at(rs[1]), count),
+                load4::<VEC>(at(rs[2]), count),
+                load4::<VEC>(at(rs[3]), count),
+            ];
+            let xv = [*x.add(rs[0]), *x.add(rs[1]), *x.add(rs[2]), *x.add(rs[3])];
+            for k in 0..4 {
                 for c in 0..4 {
                     acc[c] += f32::from_bits(av[k][c]) * xv[k];
                 }
             }
-            r += DEPTH * groups;
+            r += 4 * groups;
         }
         while r < r1 {
             let (av, xv) = (load4::<VEC>(at(r), count), *x.add(r));
