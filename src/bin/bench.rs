@@ -637,6 +637,7 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("### sgemv launch plans (raw launches, cold)\n");
     println!("| m | n | lda | op | kernel | args | grid | cold µs | GB/s | % of 1 GiB copy |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
+    use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_WIDE_BLOCK, VECTOR_UNROLL};
     let sms = gpu.sm_count() as usize;
     let cases: [(usize, usize, usize, Op); 8] = [
         (64, 1 << 20, 0, Op::N),
@@ -661,13 +662,15 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         // (entry, args, grid)
         let mut runs: Vec<(&str, Vec<usize>, usize)> = Vec::new();
         if op == Op::N {
-            let tiles = (n + 2047) / 2048;
+            let tile = 8 * SGEMV_WIDE_BLOCK as usize;
+            let tiles = (n + tile - 1) / tile;
             for &rows in [4usize, 8, 12, 16, 24, 32].iter().filter(|&&r| r < m + 4) {
                 runs.push(("sgemv_wide_vec4", vec![rows], (m + rows - 1) / rows * tiles));
             }
             for &waves in [1usize, 2, 4].iter() {
-                let target = waves * 8 * sms;
-                let splits = (target / m).clamp(1, (n / 4096).max(1));
+                let target = waves * (gpu.max_threads_per_sm() / SGEMV_SPLIT_BLOCK) as usize * sms;
+                let min_chunk = 4 * (VECTOR_UNROLL * SGEMV_SPLIT_BLOCK) as usize;
+                let splits = (target / m).clamp(1, (n / min_chunk).max(1));
                 let chunk = ((n + splits - 1) / splits + 3) / 4 * 4;
                 let splits = (n + chunk - 1) / chunk;
                 runs.push(("sgemv_split_k_vec4", vec![chunk], m * splits));
@@ -675,7 +678,7 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         } else {
             for &lanes in [32usize, 64, 128].iter() {
                 let tiles = (n + 4 * lanes - 1) / (4 * lanes);
-                let groups = 512 / lanes;
+                let groups = SGEMV_T_BLOCK as usize / lanes;
                 for &per_sm in [3usize, 6, 9, 12].iter() {
                     let splits = (per_sm * sms / tiles).clamp(1, (m / (4 * groups)).max(1));
                     let rows_per_split = (m + splits - 1) / splits;
@@ -686,7 +689,8 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         }
         for (entry, extra, grid) in runs {
             let f = module.get_function(entry).map_err(Error::cuda("cuModuleGetFunction"))?;
-            let block = if entry == "sgemv_t_vec4" { 512 } else { 256 };
+            let kernel = SgemvKernel::EXPLICIT.iter().find(|k| k.entry_point() == entry).expect("an sgemv entry");
+            let block = kernel.block();
             let (xp, yp) = (x[0].as_device_ptr().as_raw(), y[0].as_device_ptr().as_raw());
             let (pp, cp) = (partials[0].as_device_ptr().as_raw(), counters[0].as_device_ptr().as_raw());
             let (alpha, beta) = (1.0f32, 0.0f32);
