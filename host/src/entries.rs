@@ -8,10 +8,9 @@ const FINISH: usize = LADDER;
 const TYPED: usize = FINISH + LADDER_TYPES.len();
 const F64ACC: usize = TYPED + TYPED_OPS.len() * TYPED_TYPES.len();
 const SGEMV: usize = F64ACC + 1;
-const PREFETCH: usize = SGEMV + SGEMV_ENTRIES.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
-/// passes, the typed ops by (op, type), `sum_f32_f64acc`, the sgemv kernels, then `prefetch_l2`.
+/// passes, the typed ops by (op, type), `sum_f32_f64acc`, then the sgemv kernels.
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -21,7 +20,6 @@ pub(crate) fn entry_names() -> Vec<String> {
     }
     names.push("sum_f32_f64acc".into());
     names.extend(SGEMV_ENTRIES.iter().map(|s| s.to_string()));
-    names.push("prefetch_l2".into());
     names
 }
 
@@ -45,11 +43,6 @@ pub(crate) fn sgemv_entry(k: usize) -> usize {
     SGEMV + k
 }
 
-/// `prefetch_l2`.
-pub(crate) fn prefetch_entry() -> usize {
-    PREFETCH
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,8 +50,7 @@ mod tests {
     #[test]
     fn every_index_names_its_entry_point() {
         let names = entry_names();
-        assert_eq!(names.len(), PREFETCH + 1);
-        assert_eq!(names[prefetch_entry()], "prefetch_l2");
+        assert_eq!(names.len(), SGEMV + SGEMV_ENTRIES.len());
         assert_eq!(names[finish_entry("i32")], "reduce_finish_i32");
         assert_eq!(names[typed_entry(3, "f64")], "minmax_f64");
         assert_eq!(names[typed_entry(0, "u8")], "sum_u8");

@@ -12,17 +12,13 @@
 //!   semantics, which NCCL's min/max do not have (nor its 16-bit integer types).
 //!
 //! Every rank ends with the result; value calls return each rank's, in rank order.
-use crate::entries::prefetch_entry;
 use crate::error::{Check, Error, Result};
-use crate::gpu::{raw, Gpu, GpuStream};
+use crate::gpu::{raw, Gpu};
 use crate::ladder::{ReduceStrategy, SumElement};
 use crate::nccl::{Comm, DataType, Nccl, RawStream, RedOp};
 use crate::sgemv::{validate_sgemv, Op, SgemvOptions};
 use crate::typed::{TypedElement, TypedOp};
-use cust::event::{Event, EventFlags};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
-use cust::stream::StreamWaitEventFlags;
-use kernels::config::{PREFETCH_BLOCK, PREFETCH_BLOCKS_PER_SM, PREFETCH_L2_QUARTERS};
 use std::sync::{Mutex, MutexGuard};
 
 /// Word offsets in a rank's join buffer: the partial to send (two words: a `MinMax<f64>`),
@@ -39,18 +35,11 @@ struct Join {
     host: LockedBuffer<u64>,
 }
 
-/// One rank's side stream for `prefetch_l2`, and the kernel's one-word sink.
-struct Prefetch {
-    stream: GpuStream,
-    sink: DeviceBuffer<u32>,
-}
-
 /// Several devices of one host, one NCCL communicator each. `Send + Sync`; one collective
 /// runs at a time (an internal lock).
 pub struct MultiGpu {
     /// Per rank, its join scratch.
     join: Mutex<Vec<Join>>,
-    prefetch: Vec<Prefetch>,
     comms: Vec<Comm>,
     nccl: Nccl,
     gpus: Vec<Gpu>,
@@ -129,16 +118,9 @@ impl MultiGpu {
                 Ok(Join { device, host: LockedBuffer::new(&0u64, 2).check("cuMemAllocHost")? })
             })
             .collect::<Result<Vec<_>>>()?;
-        let prefetch = gpus
-            .iter()
-            .map(|g| {
-                g.bind()?;
-                Ok(Prefetch { stream: g.new_stream()?, sink: DeviceBuffer::zeroed(1).check("cuMemAlloc")? })
-            })
-            .collect::<Result<Vec<_>>>()?;
         // Last, so that nothing after it can fail and leave communicators behind.
         let comms = nccl.init_all(&ordinals)?;
-        Ok(MultiGpu { join: Mutex::new(join), prefetch, comms, nccl, gpus })
+        Ok(MultiGpu { join: Mutex::new(join), comms, nccl, gpus })
     }
 
     /// The devices, in rank order.
@@ -216,29 +198,10 @@ impl MultiGpu {
         let _guard = self.lock();
         // SAFETY: every rank's x holds n floats on its device (validated above).
         unsafe { self.broadcast_raw(0, &xs, 4 * n)? };
-        // While the other ranks wait for x, a side stream pulls the first rows of their A into
-        // L2, where their sgemv then starts.
-        let mut prefetched = vec![false; self.ranks()];
-        for r in 1..self.ranks() {
-            let s = &shards[r];
-            if s.rows > 0 {
-                let bytes = 4 * ((s.rows - 1) * lda + n);
-                self.prefetch_l2(r, s.a, bytes.min(self.gpus[r].l2_bytes() / 4 * PREFETCH_L2_QUARTERS))?;
-                prefetched[r] = true;
-            }
-        }
         // In rank order: launching the waiting ranks first measured slower on 2 × H200
         // (2026-11-22: 172.1 µs per call against 156–158).
         for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
             gpu.sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
-        }
-        // The default streams wait for the prefetches too: nothing is left running behind them
-        // (the GPUs are busy meanwhile; the event goes once the wait is enqueued).
-        for (r, p) in self.prefetch.iter().enumerate().filter(|(r, _)| prefetched[*r]) {
-            self.gpus[r].bind()?;
-            let done = Event::new(EventFlags::DISABLE_TIMING).check("cuEventCreate")?;
-            done.record(p.stream.stream()).check("cuEventRecord")?;
-            self.gpus[r].stream().wait_event(done, StreamWaitEventFlags::DEFAULT).check("cuStreamWaitEvent")?;
         }
         Ok(())
     }
@@ -258,14 +221,6 @@ impl MultiGpu {
         let _guard = self.lock();
         // SAFETY: every buffer holds `len` elements on its rank's device (checked above).
         unsafe { self.broadcast_raw(root, &ptrs, len * std::mem::size_of::<T>()) }
-    }
-
-    /// Enqueues `prefetch_l2` over the first `bytes` of `a` on rank `r`'s side stream.
-    fn prefetch_l2(&self, r: usize, a: &DeviceSlice<f32>, bytes: usize) -> Result<()> {
-        let p = &self.prefetch[r];
-        let (ptr, sink) = (a.as_device_ptr().as_raw(), p.sink.as_device_ptr().as_raw());
-        let grid = self.gpus[r].sm_count() * PREFETCH_BLOCKS_PER_SM;
-        p.stream.lock()?.launch(prefetch_entry(), grid, PREFETCH_BLOCK, &[&ptr, &bytes, &sink])
     }
 
     /// One NCCL broadcast of `bytes` from `ptrs[root]` into every rank's `ptrs[r]`, in place.

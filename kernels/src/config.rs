@@ -109,13 +109,6 @@ pub const SGEMV_SPLIT_BLOCK: u32 = 256;
 /// 76.5, 256 × 2^20 274.5 against 268.2: each block's reduction and fold costs more than the
 /// spread gains.)
 pub const SGEMV_SPLIT_WAVES: u32 = 2;
-/// Threads per block of `prefetch_l2`, and its blocks per SM (a small grid: it runs beside a
-/// collective and must leave it room).
-pub const PREFETCH_BLOCK: u32 = 256;
-pub const PREFETCH_BLOCKS_PER_SM: u32 = 2;
-/// `MultiGpu::sgemv_rows` prefetches at most this share (numerator / 4) of L2 of each waiting
-/// rank's rows of A while x is broadcast.
-pub const PREFETCH_L2_QUARTERS: usize = 3;
 /// Threads per block of the wide-rows kernel (`sgemv_wide_vec4`): 8 · this columns per tile.
 pub const SGEMV_WIDE_BLOCK: u32 = 256;
 /// Most rows one block of the wide-rows kernel walks (a multiple of 4 fills its row steps).

@@ -3,8 +3,7 @@
 //!
 //! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]), per-thread
 //! loads and folds ([`thread`]), warp reductions ([`warp`]),
-//! block reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`sgemv`],
-//! [`prefetch`]).
+//! block reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`sgemv`]).
 #![cfg_attr(
     target_os = "cuda",
     no_std,
@@ -22,8 +21,6 @@ pub mod block;
 pub mod ops;
 #[cfg(target_os = "cuda")]
 pub mod packed;
-#[cfg(target_os = "cuda")]
-pub mod prefetch;
 #[cfg(target_os = "cuda")]
 pub mod reduce;
 #[cfg(target_os = "cuda")]
