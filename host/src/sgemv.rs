@@ -6,10 +6,11 @@ use crate::gpu::{GpuStream, KernelArg};
 use crate::launch::{check_grid, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
-    SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK,
-    SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
-    SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_MIN_M,
-    SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
+    sgemv_wide_stride, SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL,
+    SGEMV_SPLIT_BLOCK, SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD,
+    SGEMV_T_STREAM_BLOCK, SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK,
+    SGEMV_WIDE_MIN_M, SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N, SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES,
+    VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -373,14 +374,13 @@ impl SgemvKernel {
             }
             SgemvKernel::WideVec4 => {
                 let block = SGEMV_WIDE_BLOCK;
-                let tiles = div_ceil(n.max(1), 8 * block as usize);
+                let tiles = div_ceil(n.max(1), SGEMV_WIDE_TILE);
                 let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_WIDE_WAVES) as usize;
                 let rows = (div_ceil(m, (target / tiles).max(1)) + 3) / 4 * 4;
                 let rows = rows.clamp(4, SGEMV_WIDE_ROWS);
                 let groups = div_ceil(m, rows);
                 let grid = fits("row groups · column tiles (wide-rows grid)", groups * tiles)?;
-                // Partials per row: the tiles, rounded up to whole float4s.
-                let splits = if tiles > 1 { (tiles + 3) / 4 * 4 } else { 1 };
+                let splits = if tiles > 1 { sgemv_wide_stride(tiles) } else { 1 };
                 Ok(plan(name, block, grid, splits, groups, vec![rows]))
             }
             SgemvKernel::TVec4 | SgemvKernel::TScalar => {

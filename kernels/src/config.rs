@@ -109,8 +109,15 @@ pub const SGEMV_SPLIT_BLOCK: u32 = 256;
 /// 76.5, 256 × 2^20 274.5 against 268.2: each block's reduction and fold costs more than the
 /// spread gains.)
 pub const SGEMV_SPLIT_WAVES: u32 = 2;
-/// Threads per block of the wide-rows kernel (`sgemv_wide_vec4`): 8 · this columns per tile.
+/// Threads per block of the wide-rows kernel (`sgemv_wide_vec4`).
 pub const SGEMV_WIDE_BLOCK: u32 = 256;
+/// Columns of one wide-rows tile: two float4s per thread.
+pub const SGEMV_WIDE_TILE: usize = 8 * SGEMV_WIDE_BLOCK as usize;
+/// Wide rows: the distance between two rows' partials, `tiles` rounded up to whole float4s
+/// (the group fold reads them as float4s).
+pub const fn sgemv_wide_stride(tiles: usize) -> usize {
+    (tiles + 3) / 4 * 4
+}
 /// Most rows one block of the wide-rows kernel walks (a multiple of 4 fills its row steps).
 pub const SGEMV_WIDE_ROWS: usize = 32;
 /// Wide rows: the host groups rows (by fours) so that the grid holds about this many blocks per

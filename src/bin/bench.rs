@@ -637,21 +637,20 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("### sgemv launch plans (raw launches, cold)\n");
     println!("| m | n | lda | op | kernel | args | grid | cold µs | GB/s | % of 1 GiB copy |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
-    use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_WIDE_BLOCK, VECTOR_UNROLL};
+    use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_WIDE_TILE, VECTOR_UNROLL};
     let sms = gpu.sm_count() as usize;
-    let cases: [(usize, usize, usize, Op); 8] = [
-        (64, 1 << 20, 0, Op::N),
-        (256, 1 << 20, 0, Op::N),
-        (3, 1 << 20, 0, Op::N),
-        (16384, 16384, 0, Op::N),
-        (4096, 14336, 0, Op::N),
-        (4096, 4096, 0, Op::N),
-        (4096, 4096, 0, Op::T),
-        (8192, 8192, 0, Op::T),
+    let cases: [(usize, usize, Op); 8] = [
+        (64, 1 << 20, Op::N),
+        (256, 1 << 20, Op::N),
+        (3, 1 << 20, Op::N),
+        (16384, 16384, Op::N),
+        (4096, 14336, Op::N),
+        (4096, 4096, Op::N),
+        (4096, 4096, Op::T),
+        (8192, 8192, Op::T),
     ];
-    for &(m, n, pad, op) in cases.iter() {
-        let lda = n + pad;
-        let a_len = (m - 1) * lda + n;
+    for &(m, n, op) in cases.iter() {
+        let (lda, a_len) = (n, m * n);
         let a = buffers(rotation(gpu, 4 * a_len), a_len, |i| ((i % 13) as f32 - 6.0) * 0.125)?;
         let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
         let x = buffers(1, x_len, |i| (i % 5) as f32 * 0.25)?;
@@ -662,8 +661,7 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         // (entry, args, grid)
         let mut runs: Vec<(&str, Vec<usize>, usize)> = Vec::new();
         if op == Op::N {
-            let tile = 8 * SGEMV_WIDE_BLOCK as usize;
-            let tiles = (n + tile - 1) / tile;
+            let tiles = (n + SGEMV_WIDE_TILE - 1) / SGEMV_WIDE_TILE;
             for &rows in [4usize, 8, 12, 16, 24, 32].iter().filter(|&&r| r < m + 4) {
                 runs.push(("sgemv_wide_vec4", vec![rows], (m + rows - 1) / rows * tiles));
             }

@@ -10,7 +10,7 @@
 use super::problem::Gemv;
 use super::tile_fold;
 use crate::block::sync_threads;
-use crate::config::{SGEMV_WIDE_BLOCK, SGEMV_WIDE_ROWS, WARP_SIZE};
+use crate::config::{sgemv_wide_stride, SGEMV_WIDE_BLOCK, SGEMV_WIDE_ROWS, SGEMV_WIDE_TILE as TILE, WARP_SIZE};
 use crate::thread::{block_index, dot4, load_v4, load_v4_l2};
 use crate::warp;
 use core::ptr::write_volatile;
@@ -18,7 +18,6 @@ use cuda_std::thread::thread_idx_x;
 
 const B: usize = SGEMV_WIDE_BLOCK as usize;
 const WARPS: usize = B / WARP_SIZE as usize;
-const TILE: usize = 8 * B;
 
 /// Thread mapping: see the file comment; after the rows, thread k < rows owns row k's partial.
 pub unsafe fn rows(g: Gemv, rows: usize, partials: *mut f32, counters: *mut u32) {
@@ -83,7 +82,7 @@ pub unsafe fn rows(g: Gemv, rows: usize, partials: *mut f32, counters: *mut u32)
         }
         return;
     }
-    let stride = (tiles + 3) / 4 * 4;
+    let stride = sgemv_wide_stride(tiles);
     if mine {
         write_volatile(partials.add((r0 + tid) * stride + tile), sum);
     }
