@@ -7,10 +7,10 @@ use crate::launch::{check_grid, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
     sgemv_wide_stride, SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL,
-    SGEMV_SCALAR_ROW_UNROLL, SGEMV_SPLIT_BLOCK, SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES,
-    SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK, SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES,
-    SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_MIN_M, SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N,
-    SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
+    SGEMV_SPLIT_BLOCK, SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD,
+    SGEMV_T_STREAM_BLOCK, SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK,
+    SGEMV_WIDE_MIN_M, SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N, SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES,
+    VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -279,13 +279,11 @@ impl SgemvKernel {
         )
     }
 
-    /// Rows one warp covers per tile (`SGEMV_ROW_UNROLL` steps, `SGEMV_SCALAR_ROW_UNROLL` for the
-    /// scalar narrow kernels); 0 for `BlockPerRow`.
+    /// Rows one warp covers per tile (`SGEMV_ROW_UNROLL` steps); 0 for `BlockPerRow`.
     pub fn rows_per_warp_tile(self) -> usize {
         let k = SGEMV_ROW_UNROLL as usize;
         match self {
-            SgemvKernel::RowsPerWarp(r) => SGEMV_SCALAR_ROW_UNROLL as usize * r as usize,
-            SgemvKernel::N32 => SGEMV_SCALAR_ROW_UNROLL as usize,
+            SgemvKernel::RowsPerWarp(r) => k * r as usize,
             SgemvKernel::Vec4Rows(c) => k * (4 * WARP_SIZE / c.max(1)) as usize,
             SgemvKernel::BlockPerRow => 0,
             _ => k,

@@ -99,10 +99,6 @@ pub const SGEMV_ENTRIES: [&str; 22] = [
 ];
 /// Row groups in one warp's tile, with all their loads issued before any reduction.
 pub const SGEMV_ROW_UNROLL: u32 = 4;
-/// Row steps in one warp's tile of the scalar narrow kernels (`sgemv_n32`, `sgemv_rows{R}`): a
-/// scalar load moves a quarter of a float4, so four times `SGEMV_ROW_UNROLL` keeps as many bytes
-/// in flight as the float4 kernels.
-pub const SGEMV_SCALAR_ROW_UNROLL: u32 = 4 * SGEMV_ROW_UNROLL;
 
 /// Threads per block of the split-K kernels (`Op::N`, few wide rows: a block per row chunk).
 pub const SGEMV_SPLIT_BLOCK: u32 = 256;

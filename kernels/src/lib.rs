@@ -15,13 +15,6 @@
 
 pub mod config;
 
-/// `unroll!(k in 0, 1, 2 => { body })`: `body` once per listed index, with `k` bound to it. For
-/// loops LLVM leaves rolled: an array indexed in a rolled loop lives in local memory.
-#[cfg(target_os = "cuda")]
-macro_rules! unroll {
-    ($k:ident in $($i:literal),+ => $body:block) => { $( { let $k: usize = $i; $body } )+ };
-}
-
 #[cfg(target_os = "cuda")]
 pub mod block;
 #[cfg(target_os = "cuda")]

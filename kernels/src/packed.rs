@@ -65,27 +65,16 @@ const ODD: u32 = 0x4341;
 /// (min, max) of the unsigned bytes `lo`, `hi` seeds and of the bytes of `v` after `flip` (xor).
 #[inline(always)]
 fn byte_minmax(lo: u8, hi: u8, v: &[[u32; 4]; 4], flip: u32) -> (u8, u8) {
-    // Pairwise over the batch's 16 words, not one chain through them: the folds wait on four
-    // min/max latencies instead of sixteen before the next batch's loads issue.
-    let (mut mns, mut mxs) = ([0u32; 16], [0u32; 16]);
-    for w in 0..16 {
-        let word = v[w / 4][w % 4] ^ flip;
-        let (e, o) = (prmt(word, HIGH, EVEN), prmt(word, HIGH, ODD));
-        mns[w] = min_f16x2(e, o);
-        mxs[w] = max_f16x2(e, o);
-    }
-    let mut halve = |width: usize| {
-        for w in 0..width {
-            mns[w] = min_f16x2(mns[w], mns[w + width]);
-            mxs[w] = max_f16x2(mxs[w], mxs[w + width]);
+    let mut mn = 0x6400_6400 | (lo as u32 * 0x0001_0001);
+    let mut mx = 0x6400_6400 | (hi as u32 * 0x0001_0001);
+    for j in 0..4 {
+        for k in 0..4 {
+            let word = v[j][k] ^ flip;
+            let (e, o) = (prmt(word, HIGH, EVEN), prmt(word, HIGH, ODD));
+            mn = min_f16x2(mn, min_f16x2(e, o));
+            mx = max_f16x2(mx, max_f16x2(e, o));
         }
-    };
-    halve(8);
-    halve(4);
-    halve(2);
-    halve(1);
-    let mut mn = min_f16x2(mns[0], 0x6400_6400 | (lo as u32 * 0x0001_0001));
-    let mut mx = max_f16x2(mxs[0], 0x6400_6400 | (hi as u32 * 0x0001_0001));
+    }
     // Fold the two halves (swap them with prmt), then the low byte is the result.
     mn = min_f16x2(mn, prmt(mn, 0, 0x1032));
     mx = max_f16x2(mx, prmt(mx, 0, 0x1032));

@@ -2,13 +2,11 @@
 //! shuffle reduction within each group of W lanes. R = 2 serves n = 16, R = 4 n = 8, R = 8 n = 4.
 use super::problem::Gemv;
 use super::row_tiles::for_each_tile;
-use crate::config::SGEMV_SCALAR_ROW_UNROLL;
+use crate::config::SGEMV_ROW_UNROLL;
 use crate::ops::Sum;
 use crate::warp;
 
-const K: usize = SGEMV_SCALAR_ROW_UNROLL as usize;
-// The `unroll!` lists below name every step.
-const _: () = assert!(K == 16);
+const K: usize = SGEMV_ROW_UNROLL as usize;
 
 /// Thread mapping: lane `l` takes column `l % W` of row `l / W` of each warp step; a tile is
 /// `K` steps of R rows, all loads issued before the reductions.
@@ -17,19 +15,20 @@ pub unsafe fn rows<const R: u32, const W: u32>(g: Gemv) {
     let lane = warp::lane();
     let (seg, col) = ((lane / W) as usize, (lane % W) as usize);
     let xv = if col < n { *x.add(col) } else { 0.0 };
-    let row = |first: usize, k: usize| first + k * R as usize + seg;
     for_each_tile(m, K * R as usize, |first| {
         let mut prod = [0.0f32; K];
-        unroll!(k in 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 => {
-            if row(first, k) < m && col < n {
-                prod[k] = *a.add(row(first, k) * lda + col) * xv;
+        for k in 0..K {
+            let row = first + k * R as usize + seg;
+            if row < m && col < n {
+                prod[k] = *a.add(row * lda + col) * xv;
             }
-        });
-        unroll!(k in 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 => {
+        }
+        for k in 0..K {
             let dot = warp::segment_reduce::<Sum<f32>, W>(prod[k]);
-            if col == 0 && row(first, k) < m {
-                g.store(row(first, k), dot);
+            let row = first + k * R as usize + seg;
+            if col == 0 && row < m {
+                g.store(row, dot);
             }
-        });
+        }
     });
 }

@@ -1,35 +1,31 @@
 //! One warp per row with scalar loads: any alignment and any `lda`.
 use super::problem::Gemv;
 use super::row_tiles::for_each_tile;
-use crate::config::{SGEMV_ROW_UNROLL, SGEMV_SCALAR_ROW_UNROLL, WARP_SIZE};
+use crate::config::{SGEMV_ROW_UNROLL, WARP_SIZE};
 use crate::ops::Sum;
 use crate::warp;
 
 const K: usize = SGEMV_ROW_UNROLL as usize;
 
 /// n ≤ 32 (specialized for 32): lane j multiplies column j, a shuffle reduction per row.
-/// Thread mapping: a warp per row, tiles of `SGEMV_SCALAR_ROW_UNROLL` rows with all loads issued
-/// before reducing.
+/// Thread mapping: a warp per row, tiles of `K` rows with all loads issued before reducing.
 pub unsafe fn n32(g: Gemv) {
-    const S: usize = SGEMV_SCALAR_ROW_UNROLL as usize;
     let Gemv { a, x, m, n, lda, .. } = g;
     let lane = warp::lane() as usize;
     let xv = if lane < n { *x.add(lane) } else { 0.0 };
-    // The `unroll!` lists below name every step.
-    const _: () = assert!(S == 16);
-    for_each_tile(m, S, |first| {
-        let mut prod = [0.0f32; S];
-        unroll!(k in 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 => {
+    for_each_tile(m, K, |first| {
+        let mut prod = [0.0f32; K];
+        for k in 0..K {
             if first + k < m && lane < n {
                 prod[k] = *a.add((first + k) * lda + lane) * xv;
             }
-        });
-        unroll!(k in 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 => {
+        }
+        for k in 0..K {
             let dot = warp::reduce::<Sum<f32>>(prod[k]);
             if lane == 0 && first + k < m {
                 g.store(first + k, dot);
             }
-        });
+        }
     });
 }
 
