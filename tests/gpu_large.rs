@@ -145,6 +145,6 @@ fn lengths_past_2_pow_32() {
     floats_past_2_pow_32(&gpu);
     let wide = [SgemvKernel::Auto, SgemvKernel::WarpScalar, SgemvKernel::BlockPerRow];
     sgemv_past_2_pow_32(&gpu, (1 << 20) + 3, 4100, &wide, &mut rng);
-    let narrow = [SgemvKernel::Auto, SgemvKernel::RowsPerWarp(2), SgemvKernel::N32];
+    let narrow = [SgemvKernel::Auto, SgemvKernel::RowsPerWarp(2), SgemvKernel::N32, SgemvKernel::StagedRows];
     sgemv_past_2_pow_32(&gpu, (1 << 28) + 5, 16, &narrow, &mut rng);
 }

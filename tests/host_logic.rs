@@ -91,6 +91,9 @@ fn vector_kernels_use_16_byte_loads() {
     for name in names {
         assert!(entry(&name).contains("ld.global.nc.v4.u32"), "{} has no 16-byte vector load", name);
     }
+    // The staged kernel needs no alignment, yet moves A with float4 loads and stores.
+    let staged = entry("sgemv_staged_rows");
+    assert!(staged.contains("ld.global.nc.v4.u32") && staged.contains("st.shared.v4.u32"));
 }
 
 #[test]
@@ -273,6 +276,8 @@ fn sgemv_kernel_requirements() {
         assert!(SgemvKernel::RowsPerWarp(r).validate(&shape(10, (WARP_SIZE / r) as usize, 64, 0x1001, 0x3)).is_ok());
     }
     assert!(SgemvKernel::WarpScalar.validate(&shape(10, 4096, 4099, 0x1001, 0x3)).is_ok());
+    assert!(SgemvKernel::StagedRows.validate(&shape(10, 32, 5000, 0x1001, 0x3)).is_ok());
+    assert!(matches!(SgemvKernel::StagedRows.validate(&shape(10, 33, 33, 0, 0)), Err(Error::Unsupported { .. })));
 }
 
 #[test]
@@ -283,11 +288,20 @@ fn sgemv_dispatch() {
     assert_eq!(choose(16384, 32, 32, 0x1000, 0x2000), SgemvKernel::Vec4Rows(32));
     assert_eq!(choose(16384, 64, 64, 0x1000, 0x2000), SgemvKernel::Vec4Rows(64));
     assert_eq!(choose(16384, 4, 4, 0x1000, 0x2000), SgemvKernel::Vec4Rows(4));
-    assert_eq!(choose(16384, 16, 16, 0x1004, 0x2000), SgemvKernel::RowsPerWarp(2));
-    assert_eq!(choose(16384, 8, 9, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(4));
-    assert_eq!(choose(16384, 4, 4, 0x1000, 0x2004), SgemvKernel::RowsPerWarp(8));
-    assert_eq!(choose(16384, 30, 32, 0x1000, 0x2000), SgemvKernel::N32);
-    assert_eq!(choose(16384, 32, 33, 0x1000, 0x2000), SgemvKernel::N32);
+    // Narrow rows float4 loads cannot take are staged while the gaps between them are narrower
+    // than a sector; wider gaps go row by row.
+    assert_eq!(choose(16384, 16, 16, 0x1004, 0x2000), SgemvKernel::StagedRows);
+    assert_eq!(choose(16384, 8, 9, 0x1000, 0x2000), SgemvKernel::StagedRows);
+    assert_eq!(choose(16384, 4, 4, 0x1000, 0x2004), SgemvKernel::StagedRows);
+    assert_eq!(choose(16384, 30, 32, 0x1000, 0x2000), SgemvKernel::StagedRows);
+    assert_eq!(choose(16384, 32, 39, 0x1000, 0x2000), SgemvKernel::StagedRows);
+    assert_eq!(choose(16384, 1, 1, 0x1000, 0x2000), SgemvKernel::StagedRows);
+    assert_eq!(choose(16384, 16, 24, 0x1004, 0x2000), SgemvKernel::RowsPerWarp(2));
+    assert_eq!(choose(16384, 8, 17, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(4));
+    assert_eq!(choose(16384, 4, 12, 0x1000, 0x2004), SgemvKernel::RowsPerWarp(8));
+    assert_eq!(choose(16384, 0, 0, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(8));
+    assert_eq!(choose(16384, 30, 40, 0x1000, 0x2000), SgemvKernel::N32);
+    assert_eq!(choose(16384, 33, 33, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar);
     assert_eq!(choose(16384, 128, 128, 0x1000, 0x2000), SgemvKernel::N128);
     assert_eq!(choose(16384, 100, 100, 0x1000, 0x2000), SgemvKernel::N128);
     assert_eq!(choose(16384, 128, 128, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar);
@@ -400,7 +414,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             64 => SgemvKernel::Vec4Rows(64),
             128 => SgemvKernel::N128,
             256 => SgemvKernel::WarpRowsVec4,
-            3 => SgemvKernel::RowsPerWarp(8),
+            3 => SgemvKernel::StagedRows,
             _ if n >= SGEMV_WIDE_ROWS_N && m >= SGEMV_WIDE_MIN_M => SgemvKernel::WideVec4,
             _ => SgemvKernel::SplitKVec4,
         };
@@ -554,6 +568,25 @@ fn sgemv_split_plans_cover_every_output() {
             }
         }
     }
+    // Staged rows: the most rows whose span (after up to 3 aligning floats) fits the stage, and
+    // as many blocks as give each the same count of tiles, at most the resident ones.
+    use cudakernels::config::{sgemv_staged_rows, SGEMV_STAGED_BLOCK, SGEMV_STAGED_FLOATS};
+    for &(n, lda) in [(16usize, 17usize), (16, 16), (3, 3), (1, 1), (32, 39), (0, 0), (32, 5000)].iter() {
+        let rows = sgemv_staged_rows(n, lda);
+        assert!(rows >= 1 && (rows - 1) * lda + n + 3 <= SGEMV_STAGED_FLOATS, "n {} lda {}", n, lda);
+        assert!(lda == 0 || rows * lda + n + 3 > SGEMV_STAGED_FLOATS, "n {} lda {}: room for another row", n, lda);
+        for &m in [1usize, 31, 32, 33, 240, 241, 4369 * 240 + 1, 1 << 20].iter() {
+            for &(sms, threads) in [(1u32, 1024u32), (132, 1024), (132, 2048)].iter() {
+                let p = SgemvKernel::StagedRows.plan(&op_shape(Op::N, m, n, lda, 0x1004), sms, threads).unwrap();
+                let (tiles, resident) = ((m + rows - 1) / rows, (sms * (threads / SGEMV_STAGED_BLOCK)) as usize);
+                let per_block = (tiles + p.grid as usize - 1) / p.grid as usize;
+                assert!(p.block == SGEMV_STAGED_BLOCK && p.grid as usize <= resident.min(tiles), "{:?}", p);
+                assert_eq!(per_block, (tiles + resident - 1) / resident, "m {} n {}: {:?}", m, n, p);
+                assert!((p.grid as usize - 1) * per_block < tiles, "m {} n {}: a block without tiles", m, n);
+            }
+        }
+    }
+    assert_eq!(sgemv_staged_rows(16, 17), 240);
     // Few wide rows are split over the whole device; tall ones over rows.
     let resident = cudakernels::launch::resident_blocks(SGEMV_SPLIT_BLOCK, 132, 2048) as usize;
     let p = SgemvKernel::SplitKVec4.plan(&op_shape(Op::N, 64, 1 << 20, 1 << 20, 0x1000), 132, 2048).unwrap();

@@ -55,7 +55,7 @@ mod tests {
         assert_eq!(names[typed_entry(3, "f64")], "minmax_f64");
         assert_eq!(names[typed_entry(0, "u8")], "sum_u8");
         assert_eq!(names[f64acc_entry()], "sum_f32_f64acc");
-        assert_eq!(names[sgemv_entry(12)], "sgemv_block_per_row");
+        assert_eq!(names[sgemv_entry(13)], "sgemv_block_per_row");
         let mut sorted = names.clone();
         sorted.sort();
         sorted.dedup();

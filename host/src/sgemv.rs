@@ -6,11 +6,12 @@ use crate::gpu::{GpuStream, KernelArg};
 use crate::launch::{check_grid, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
-    sgemv_wide_stride, SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK, SGEMV_ROW_UNROLL,
-    SGEMV_SPLIT_BLOCK, SGEMV_SPLIT_WAVES, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD,
-    SGEMV_T_STREAM_BLOCK, SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK,
-    SGEMV_WIDE_MIN_M, SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N, SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES,
-    VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
+    sgemv_staged_rows, sgemv_wide_stride, SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK,
+    SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK, SGEMV_SPLIT_WAVES, SGEMV_STAGED_BLOCK, SGEMV_STAGED_MAX_GAP,
+    SGEMV_STAGED_MAX_N, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
+    SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_MIN_M,
+    SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N, SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL,
+    WARP_SIZE,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -38,6 +39,9 @@ pub enum SgemvKernel {
     N128,
     /// `rows` ∈ {2, 4, 8} rows per warp, n ≤ 32 / rows: segmented shuffle reduction.
     RowsPerWarp(u32),
+    /// n ≤ `SGEMV_STAGED_MAX_N`, any alignment: a block stages a tile of rows (one span of A)
+    /// in shared memory with float4 loads; a thread per row. For rows float4 loads cannot take.
+    StagedRows,
     /// `cols` ∈ {4, 8, 16, 32, 64}: one float4 per lane, cols / 4 lanes per row, n ≤ cols,
     /// n % 4 == 0 (aligned A and x, lda % 4 == 0).
     Vec4Rows(u32),
@@ -143,12 +147,13 @@ pub struct SgemvPlan {
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 22] = [
+    pub const EXPLICIT: [SgemvKernel; 23] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
         SgemvKernel::RowsPerWarp(4),
         SgemvKernel::RowsPerWarp(8),
+        SgemvKernel::StagedRows,
         SgemvKernel::Vec4Rows(4),
         SgemvKernel::Vec4Rows(8),
         SgemvKernel::Vec4Rows(16),
@@ -177,6 +182,7 @@ impl SgemvKernel {
     /// |---|---|---|
     /// | ≤ 64, n % 4 == 0 | `Vec4Rows(c)`, smallest c ≥ n | (by n below) |
     /// | ≤ 128, n % 4 == 0 | `N128` | (by n below) |
+    /// | 1 to 32, lda - n < `SGEMV_STAGED_MAX_GAP` | `StagedRows` | same |
     /// | ≤ 4, ≤ 8, ≤ 16 | `RowsPerWarp(8, 4, 2)` | same |
     /// | ≤ 32 | `N32` | same |
     /// | < `SGEMV_WIDE_N` | `WarpRowsVec4` | `WarpRowsScalar` |
@@ -200,6 +206,7 @@ impl SgemvKernel {
                 SgemvKernel::Vec4Rows(*SGEMV_VEC4_COLS.iter().find(|&&c| n <= c as usize).expect("n ≤ 64"))
             }
             _ if float4_rows && n <= 128 => SgemvKernel::N128,
+            1..=SGEMV_STAGED_MAX_N if shape.lda - n < SGEMV_STAGED_MAX_GAP => SgemvKernel::StagedRows,
             0..=4 => SgemvKernel::RowsPerWarp(8),
             5..=8 => SgemvKernel::RowsPerWarp(4),
             9..=16 => SgemvKernel::RowsPerWarp(2),
@@ -232,6 +239,9 @@ impl SgemvKernel {
                 return unsupported(format!("{:?} with n = {} (needs n % 4 == 0)", self, shape.n))
             }
             SgemvKernel::N32 if shape.n > 32 => return unsupported(format!("N32 with n = {} > 32", shape.n)),
+            SgemvKernel::StagedRows if shape.n > SGEMV_STAGED_MAX_N => {
+                return unsupported(format!("StagedRows with n = {} > {}", shape.n, SGEMV_STAGED_MAX_N))
+            }
             SgemvKernel::N128 if shape.n > 128 || shape.n % 4 != 0 => {
                 return unsupported(format!("N128 with n = {} (needs n ≤ 128, n % 4 == 0)", shape.n))
             }
@@ -308,16 +318,18 @@ impl SgemvKernel {
             SgemvKernel::TVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
             SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => SGEMV_T_STREAM_BLOCK,
             SgemvKernel::BlockPerRow => SGEMV_ROW_BLOCK,
+            SgemvKernel::StagedRows => SGEMV_STAGED_BLOCK,
             _ => SGEMV_BLOCK,
         }
     }
 
-    /// Whether the kernel is launched only through [`SgemvKernel::plan`]: the split kernels, and
-    /// the streaming transposed ones (a grid of column tiles).
+    /// Whether the kernel is launched only through [`SgemvKernel::plan`]: the split kernels, the
+    /// streaming transposed ones (a grid of column tiles) and the staged one (of row tiles).
     pub fn splits_blocks(self) -> bool {
         matches!(
             self,
-            SgemvKernel::SplitKVec4
+            SgemvKernel::StagedRows
+                | SgemvKernel::SplitKVec4
                 | SgemvKernel::SplitKScalar
                 | SgemvKernel::WideVec4
                 | SgemvKernel::TVec4
@@ -399,6 +411,15 @@ impl SgemvKernel {
                 let splits = div_ceil(m, rows_per_split).max(1);
                 let grid = fits("column tiles · splits (transposed grid)", tiles * splits)?;
                 Ok(plan(name, block, grid, splits, tiles, vec![lanes, rows_per_split]))
+            }
+            SgemvKernel::StagedRows => {
+                let block = SGEMV_STAGED_BLOCK;
+                let tiles = div_ceil(m.max(1), sgemv_staged_rows(n, shape.lda));
+                let resident = resident_blocks(block, sm_count, max_threads_per_sm).max(1) as usize;
+                // As many blocks as give every block the same count of tiles (the last maybe
+                // fewer), at most the resident ones: no tail of single late tiles.
+                let grid = div_ceil(tiles, div_ceil(tiles, resident));
+                Ok(plan(name, block, grid as u32, 1, 0, Vec::new()))
             }
             SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => {
                 let block = SGEMV_T_STREAM_BLOCK;

@@ -73,12 +73,13 @@ pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
 /// cols / 4 lanes per row, 128 / cols rows per warp step. 128 is `sgemv_n128`.
 pub const SGEMV_VEC4_COLS: [u32; 5] = [4, 8, 16, 32, 64];
 /// sgemv entry points, in the order of the host's `SgemvKernel::EXPLICIT`.
-pub const SGEMV_ENTRIES: [&str; 22] = [
+pub const SGEMV_ENTRIES: [&str; 23] = [
     "sgemv_n32",
     "sgemv_n128",
     "sgemv_rows2",
     "sgemv_rows4",
     "sgemv_rows8",
+    "sgemv_staged_rows",
     "sgemv_vec4_n4",
     "sgemv_vec4_n8",
     "sgemv_vec4_n16",
@@ -99,6 +100,26 @@ pub const SGEMV_ENTRIES: [&str; 22] = [
 ];
 /// Row groups in one warp's tile, with all their loads issued before any reduction.
 pub const SGEMV_ROW_UNROLL: u32 = 4;
+
+/// Threads per block of the staged narrow-rows kernel (`sgemv_staged_rows`).
+pub const SGEMV_STAGED_BLOCK: u32 = 256;
+/// Floats of A in one staged tile: `VECTOR_UNROLL` float4s per thread.
+pub const SGEMV_STAGED_FLOATS: usize = 4 * (VECTOR_UNROLL * SGEMV_STAGED_BLOCK) as usize;
+/// Widest rows the staged kernel takes (x waits in shared memory).
+pub const SGEMV_STAGED_MAX_N: usize = 32;
+/// `Op::N` with n ≤ `SGEMV_STAGED_MAX_N` whose rows float4 loads cannot take is staged when the
+/// gap between rows (lda - n) is narrower than this many floats: one 32-byte DRAM sector, which
+/// the row-by-row kernels fetch anyway.
+pub const SGEMV_STAGED_MAX_GAP: usize = 8;
+/// Staged rows: rows per tile, the most whose span ((rows - 1) · lda + n floats, after up to 3
+/// that align its start) fits the stage; at least 1 for any lda when n ≤ `SGEMV_STAGED_MAX_N`.
+pub const fn sgemv_staged_rows(n: usize, lda: usize) -> usize {
+    let room = SGEMV_STAGED_FLOATS.saturating_sub(3 + n);
+    match room.checked_div(lda) {
+        Some(rows) => rows + 1,
+        None => room + 1, // lda = 0 (so n = 0): rows take no room
+    }
+}
 
 /// Threads per block of the split-K kernels (`Op::N`, few wide rows: a block per row chunk).
 pub const SGEMV_SPLIT_BLOCK: u32 = 256;

@@ -346,6 +346,27 @@ fn per_call_us(warmup: usize, calls: usize, mut f: impl FnMut() -> Result<bool>)
     Ok((us[calls / 2], mean, ok))
 }
 
+/// Calls per batch in [`batch_us`].
+const BATCH_CALLS: usize = 20;
+
+/// Host µs per call of `f` over a batch of `BATCH_CALLS` calls enqueued back to back and one
+/// synchronize of every GPU: the median of 7 batches, after one untimed batch.
+fn batch_us(m: &multi::MultiGpu, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    let mut us = Vec::new();
+    for batch in 0..8 {
+        let start = std::time::Instant::now();
+        for _ in 0..BATCH_CALLS {
+            f()?;
+        }
+        m.synchronize()?;
+        if batch > 0 {
+            us.push(start.elapsed().as_secs_f64() * 1e6 / BATCH_CALLS as f64);
+        }
+    }
+    us.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    Ok(us[us.len() / 2])
+}
+
 /// One value call of the bench, returning whether its result was right.
 type ValueCall<'a> = Box<dyn FnMut() -> Result<bool> + 'a>;
 
@@ -426,7 +447,7 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("|---|---|---|---|---|---|---|");
     drop(all);
     let counts: Vec<usize> = if ranks > 1 { vec![1, ranks] } else { vec![1] };
-    let (mut sum_one, mut sgemv_one) = (0.0, 0.0);
+    let (mut sum_one, mut sgemv_one, mut sgemv_batch_one) = (0.0, 0.0, 0.0);
     for &k in counts.iter() {
         let m = cudakernels::open_devices(&(0..k as u32).collect::<Vec<_>>())?;
         let n = 1usize << 28;
@@ -486,6 +507,21 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
             gbps(bytes, us / 1e3),
             100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
             sgemv_one * k as f64 / us
+        );
+        // Back to back, one synchronize per batch: the GPUs' throughput without the host's
+        // per-call launch and wait (how nccl-tests times collectives).
+        let us = batch_us(&m, || m.sgemv_rows(cols, &mut shards, SgemvOptions::default()))?;
+        if k == 1 {
+            sgemv_batch_one = us;
+        }
+        println!(
+            "| sgemv rows, {} calls back to back | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
+            BATCH_CALLS,
+            k,
+            us,
+            gbps(bytes, us / 1e3),
+            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
+            sgemv_batch_one * k as f64 / us
         );
         drop(shards);
         // Its two parts alone: the NCCL broadcast of x, and the sgemvs with x already in place.

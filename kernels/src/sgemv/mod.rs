@@ -19,6 +19,7 @@ mod problem;
 mod row_tiles;
 mod rows_per_warp;
 mod split_k;
+mod staged_rows;
 mod tile_fold;
 mod transposed;
 mod transposed_stream;
@@ -56,6 +57,7 @@ sgemv_entry! {
     sgemv_rows2 => rows_per_warp::rows::<2, 16>;
     sgemv_rows4 => rows_per_warp::rows::<4, 8>;
     sgemv_rows8 => rows_per_warp::rows::<8, 4>;
+    sgemv_staged_rows => staged_rows::rows;
     sgemv_block_per_row => block_per_row::block_per_row;
     sgemv_warp_rows_vec4 => warp_rows::rows::<true>;
     sgemv_warp_rows_scalar => warp_rows::rows::<false>;
