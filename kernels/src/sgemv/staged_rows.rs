@@ -81,11 +81,13 @@ impl Tile {
     #[inline(always)]
     unsafe fn dots(&self, g: &Gemv, stage: *const f32, xs: *const f32) {
         let n = g.n as u32;
+        // Threads read rows lda apart: an odd lda puts a warp's 32 rows in 32 banks; an even
+        // one would stack them, so row r then starts at column r mod n.
+        let skew = g.lda % 2 == 0 && n > 0;
         let mut r = thread_idx_x() as usize;
         while r < self.rows {
             let row = stage.add(self.shift + r * g.lda);
-            // Row r starts at column r mod n: with an even lda, rows would share banks.
-            let mut c = if n > 0 { r as u32 % n } else { 0 };
+            let mut c = if skew { r as u32 % n } else { 0 };
             let mut dot = 0.0f32;
             for _ in 0..n {
                 dot += *row.add(c as usize) * *xs.add(c as usize);
