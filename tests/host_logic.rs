@@ -282,32 +282,38 @@ fn sgemv_kernel_requirements() {
 
 #[test]
 fn sgemv_dispatch() {
-    let choose = |m, n, lda, a, x| SgemvKernel::choose(&shape(m, n, lda, a, x));
-    assert_eq!(choose(16384, 16, 16, 0x1000, 0x2000), SgemvKernel::Vec4Rows(16));
-    assert_eq!(choose(16384, 12, 12, 0x1000, 0x2000), SgemvKernel::Vec4Rows(16));
-    assert_eq!(choose(16384, 32, 32, 0x1000, 0x2000), SgemvKernel::Vec4Rows(32));
-    assert_eq!(choose(16384, 64, 64, 0x1000, 0x2000), SgemvKernel::Vec4Rows(64));
-    assert_eq!(choose(16384, 4, 4, 0x1000, 0x2000), SgemvKernel::Vec4Rows(4));
-    // Narrow rows float4 loads cannot take are staged while the gaps between them are narrower
-    // than a sector; wider gaps go row by row.
-    assert_eq!(choose(16384, 16, 16, 0x1004, 0x2000), SgemvKernel::StagedRows);
-    assert_eq!(choose(16384, 8, 9, 0x1000, 0x2000), SgemvKernel::StagedRows);
-    assert_eq!(choose(16384, 4, 4, 0x1000, 0x2004), SgemvKernel::StagedRows);
-    assert_eq!(choose(16384, 30, 32, 0x1000, 0x2000), SgemvKernel::StagedRows);
-    assert_eq!(choose(16384, 32, 39, 0x1000, 0x2000), SgemvKernel::StagedRows);
-    assert_eq!(choose(16384, 1, 1, 0x1000, 0x2000), SgemvKernel::StagedRows);
-    assert_eq!(choose(16384, 16, 24, 0x1004, 0x2000), SgemvKernel::RowsPerWarp(2));
-    assert_eq!(choose(16384, 8, 17, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(4));
-    assert_eq!(choose(16384, 4, 12, 0x1000, 0x2004), SgemvKernel::RowsPerWarp(8));
-    assert_eq!(choose(16384, 0, 0, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(8));
-    assert_eq!(choose(16384, 30, 40, 0x1000, 0x2000), SgemvKernel::N32);
-    assert_eq!(choose(16384, 33, 33, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar);
-    assert_eq!(choose(16384, 128, 128, 0x1000, 0x2000), SgemvKernel::N128);
-    assert_eq!(choose(16384, 100, 100, 0x1000, 0x2000), SgemvKernel::N128);
-    assert_eq!(choose(16384, 128, 128, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar);
-    assert_eq!(choose(16384, 129, 132, 0x1000, 0x2000), SgemvKernel::WarpRowsVec4);
-    assert_eq!(choose(16384, 129, 129, 0x1000, 0x2000), SgemvKernel::WarpRowsScalar);
-    assert_eq!(choose(100, 4096, 4096, 0x1000, 0x2000), SgemvKernel::SplitKVec4);
+    // (m, n, lda, A address, x address) and the kernel Auto picks.
+    let table = [
+        ((16384, 16, 16, 0x1000, 0x2000), SgemvKernel::Vec4Rows(16)),
+        ((16384, 12, 12, 0x1000, 0x2000), SgemvKernel::Vec4Rows(16)),
+        ((16384, 32, 32, 0x1000, 0x2000), SgemvKernel::Vec4Rows(32)),
+        ((16384, 64, 64, 0x1000, 0x2000), SgemvKernel::Vec4Rows(64)),
+        ((16384, 4, 4, 0x1000, 0x2000), SgemvKernel::Vec4Rows(4)),
+        // Narrow rows float4 loads cannot take are staged while the gaps between them are narrower
+        // than a sector; wider gaps go row by row.
+        ((16384, 16, 16, 0x1004, 0x2000), SgemvKernel::StagedRows),
+        ((16384, 8, 9, 0x1000, 0x2000), SgemvKernel::StagedRows),
+        ((16384, 4, 4, 0x1000, 0x2004), SgemvKernel::StagedRows),
+        ((16384, 30, 32, 0x1000, 0x2000), SgemvKernel::StagedRows),
+        ((16384, 32, 39, 0x1000, 0x2000), SgemvKernel::StagedRows),
+        ((16384, 1, 1, 0x1000, 0x2000), SgemvKernel::StagedRows),
+        ((16384, 16, 24, 0x1004, 0x2000), SgemvKernel::RowsPerWarp(2)),
+        ((16384, 8, 17, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(4)),
+        ((16384, 4, 12, 0x1000, 0x2004), SgemvKernel::RowsPerWarp(8)),
+        ((16384, 0, 0, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(8)),
+        ((16384, 30, 40, 0x1000, 0x2000), SgemvKernel::N32),
+        ((16384, 33, 33, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar),
+        ((16384, 128, 128, 0x1000, 0x2000), SgemvKernel::N128),
+        ((16384, 100, 100, 0x1000, 0x2000), SgemvKernel::N128),
+        ((16384, 128, 128, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar),
+        ((16384, 129, 132, 0x1000, 0x2000), SgemvKernel::WarpRowsVec4),
+        ((16384, 129, 129, 0x1000, 0x2000), SgemvKernel::WarpRowsScalar),
+        ((100, 4096, 4096, 0x1000, 0x2000), SgemvKernel::SplitKVec4),
+    ];
+    for &((m, n, lda, a, x), want) in table.iter() {
+        let got = SgemvKernel::choose(&shape(m, n, lda, a, x));
+        assert_eq!(got, want, "m {} n {} lda {} A {:#x} x {:#x}", m, n, lda, a, x);
+    }
     for k in SgemvKernel::EXPLICIT.iter() {
         let s = shape(10, 1, 1, 0, 0);
         let _ = k.validate(&s);
