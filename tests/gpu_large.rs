@@ -143,7 +143,7 @@ fn lengths_past_2_pow_32() {
     let mut rng = Rng::fresh("large");
     bytes_past_2_pow_32(&gpu);
     floats_past_2_pow_32(&gpu);
-    let wide = [SgemvKernel::Auto, SgemvKernel::WarpScalar, SgemvKernel::BlockPerRow];
+    let wide = [SgemvKernel::Auto, SgemvKernel::WarpScalar, SgemvKernel::BlockPerRow, SgemvKernel::SplitKShifted];
     sgemv_past_2_pow_32(&gpu, (1 << 20) + 3, 4100, &wide, &mut rng);
     let narrow = [SgemvKernel::Auto, SgemvKernel::RowsPerWarp(2), SgemvKernel::N32, SgemvKernel::StagedRows];
     sgemv_past_2_pow_32(&gpu, (1 << 28) + 5, 16, &narrow, &mut rng);

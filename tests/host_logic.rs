@@ -91,9 +91,10 @@ fn vector_kernels_use_16_byte_loads() {
     for name in names {
         assert!(entry(&name).contains("ld.global.nc.v4.u32"), "{} has no 16-byte vector load", name);
     }
-    // The staged kernel needs no alignment, yet moves A with float4 loads and stores.
+    // These need no alignment, yet move A with float4 loads (and the staged kernel stores).
     let staged = entry("sgemv_staged_rows");
     assert!(staged.contains("ld.global.nc.v4.u32") && staged.contains("st.shared.v4.u32"));
+    assert!(entry("sgemv_split_k_shifted").contains("ld.global.nc.v4.u32"));
 }
 
 #[test]
@@ -309,6 +310,9 @@ fn sgemv_dispatch() {
         ((16384, 129, 132, 0x1000, 0x2000), SgemvKernel::WarpRowsVec4),
         ((16384, 129, 129, 0x1000, 0x2000), SgemvKernel::WarpRowsScalar),
         ((100, 4096, 4096, 0x1000, 0x2000), SgemvKernel::SplitKVec4),
+        ((100, 4096, 4097, 0x1000, 0x2000), SgemvKernel::SplitKShifted),
+        ((100, 4096, 4096, 0x1004, 0x2000), SgemvKernel::SplitKShifted),
+        ((100, 4096, 4096, 0x1000, 0x2008), SgemvKernel::SplitKShifted),
     ];
     for &((m, n, lda, a, x), want) in table.iter() {
         let got = SgemvKernel::choose(&shape(m, n, lda, a, x));
@@ -456,8 +460,8 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
     assert_eq!(choose(Op::N, few, wide_rows, wide_rows, 0x1000), SgemvKernel::WideVec4);
     assert_eq!(choose(Op::N, few - 1, wide_rows, wide_rows, 0x1000), SgemvKernel::SplitKVec4);
     assert_eq!(choose(Op::N, few, wide_rows - 4, wide_rows - 4, 0x1000), SgemvKernel::SplitKVec4);
-    assert_eq!(choose(Op::N, few, wide_rows, wide_rows + 1, 0x1000), SgemvKernel::SplitKScalar);
-    assert_eq!(choose(Op::N, few, wide_rows + 2, wide_rows + 2, 0x1000), SgemvKernel::SplitKScalar);
+    assert_eq!(choose(Op::N, few, wide_rows, wide_rows + 1, 0x1000), SgemvKernel::SplitKShifted);
+    assert_eq!(choose(Op::N, few, wide_rows + 2, wide_rows + 2, 0x1000), SgemvKernel::SplitKShifted);
     // Op::T reads x one float at a time: x's alignment does not matter.
     assert_eq!(
         SgemvKernel::choose(&SgemvShape { x_addr: 0x2004, ..op_shape(Op::T, 8, 8, 8, 0x1000) }),
@@ -520,7 +524,7 @@ fn sgemv_split_plans_cover_every_output() {
     for &(sms, threads) in [(1u32, 1024u32), (132, 2048), (8, 1536)].iter() {
         for &m in sizes.iter() {
             for &n in sizes.iter() {
-                for &k in [SgemvKernel::SplitKVec4, SgemvKernel::SplitKScalar].iter() {
+                for &k in [SgemvKernel::SplitKVec4, SgemvKernel::SplitKScalar, SgemvKernel::SplitKShifted].iter() {
                     if m == 0 {
                         continue; // y is empty: nothing is launched
                     }

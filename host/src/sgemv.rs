@@ -60,6 +60,9 @@ pub enum SgemvKernel {
     SplitKVec4,
     /// Any alignment: `SplitKVec4` with scalar loads.
     SplitKScalar,
+    /// Any alignment: `SplitKVec4` reading A with aligned float4 loads from each chunk's first
+    /// float4 and shifting x's aligned quads into place; the chunk's ragged ends float by float.
+    SplitKShifted,
     /// Few very wide rows: a block per (column tile, row group), each thread eight columns of
     /// x in registers and eight loads in flight over four rows; the group's last block folds
     /// the tiles in order (aligned A and x, lda % 4 == 0, n % 4 == 0).
@@ -147,7 +150,7 @@ pub struct SgemvPlan {
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 23] = [
+    pub const EXPLICIT: [SgemvKernel; 24] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
@@ -166,6 +169,7 @@ impl SgemvKernel {
         SgemvKernel::WarpRowsScalar,
         SgemvKernel::SplitKVec4,
         SgemvKernel::SplitKScalar,
+        SgemvKernel::SplitKShifted,
         SgemvKernel::WideVec4,
         SgemvKernel::TVec4,
         SgemvKernel::TScalar,
@@ -186,8 +190,8 @@ impl SgemvKernel {
     /// | ≤ 4, ≤ 8, ≤ 16 | `RowsPerWarp(8, 4, 2)` | same |
     /// | ≤ 32 | `N32` | same |
     /// | < `SGEMV_WIDE_N` | `WarpRowsVec4` | `WarpRowsScalar` |
-    /// | < `SGEMV_WIDE_ROWS_N` | `SplitKVec4` | `SplitKScalar` |
-    /// | ≥ `SGEMV_WIDE_ROWS_N`, m ≥ `SGEMV_WIDE_MIN_M` | `WideVec4` | `SplitKScalar` |
+    /// | < `SGEMV_WIDE_ROWS_N` | `SplitKVec4` | `SplitKShifted` |
+    /// | ≥ `SGEMV_WIDE_ROWS_N`, m ≥ `SGEMV_WIDE_MIN_M` | `WideVec4` | `SplitKShifted` |
     pub fn choose(shape: &SgemvShape) -> SgemvKernel {
         let n = shape.n;
         let vec = shape.vector_aligned();
@@ -213,7 +217,7 @@ impl SgemvKernel {
             17..=32 => SgemvKernel::N32,
             _ if float4_rows && n >= SGEMV_WIDE_ROWS_N && shape.m >= SGEMV_WIDE_MIN_M => SgemvKernel::WideVec4,
             _ if n >= SGEMV_WIDE_N && vec => SgemvKernel::SplitKVec4,
-            _ if n >= SGEMV_WIDE_N => SgemvKernel::SplitKScalar,
+            _ if n >= SGEMV_WIDE_N => SgemvKernel::SplitKShifted,
             _ if vec => SgemvKernel::WarpRowsVec4,
             _ => SgemvKernel::WarpRowsScalar,
         }
@@ -313,7 +317,7 @@ impl SgemvKernel {
     /// Threads per block it is launched with.
     pub fn block(self) -> u32 {
         match self {
-            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar => SGEMV_SPLIT_BLOCK,
+            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar | SgemvKernel::SplitKShifted => SGEMV_SPLIT_BLOCK,
             SgemvKernel::WideVec4 => SGEMV_WIDE_BLOCK,
             SgemvKernel::TVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
             SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => SGEMV_T_STREAM_BLOCK,
@@ -331,6 +335,7 @@ impl SgemvKernel {
             SgemvKernel::StagedRows
                 | SgemvKernel::SplitKVec4
                 | SgemvKernel::SplitKScalar
+                | SgemvKernel::SplitKShifted
                 | SgemvKernel::WideVec4
                 | SgemvKernel::TVec4
                 | SgemvKernel::TScalar
@@ -374,7 +379,7 @@ impl SgemvKernel {
         let plan =
             |name: &'static str, block, grid, splits, tiles, args| SgemvPlan { name, block, grid, splits, tiles, args };
         match self {
-            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar => {
+            SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar | SgemvKernel::SplitKShifted => {
                 let block = SGEMV_SPLIT_BLOCK;
                 let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_SPLIT_WAVES) as usize;
                 let min_chunk = 4 * (VECTOR_UNROLL * block) as usize;

@@ -19,6 +19,7 @@ mod problem;
 mod row_tiles;
 mod rows_per_warp;
 mod split_k;
+mod split_k_shifted;
 mod staged_rows;
 mod tile_fold;
 mod transposed;
@@ -63,6 +64,7 @@ sgemv_entry! {
     sgemv_warp_rows_scalar => warp_rows::rows::<false>;
     sgemv_split_k_vec4 => split_k::rows::<true>, chunk: usize, partials: *mut f32, counters: *mut u32;
     sgemv_split_k_scalar => split_k::rows::<false>, chunk: usize, partials: *mut f32, counters: *mut u32;
+    sgemv_split_k_shifted => split_k_shifted::rows, chunk: usize, partials: *mut f32, counters: *mut u32;
     sgemv_wide_vec4 => wide_rows::rows, rows: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_vec4 => transposed::columns::<true>,
         lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;

@@ -12,12 +12,8 @@ use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 
 /// Thread mapping: thread t reads quads t, t + B, … of its block's chunk (B = block size).
 pub unsafe fn rows<const VEC: bool>(g: Gemv, chunk: usize, partials: *mut f32, counters: *mut u32) {
-    let Gemv { a, x, m, n, lda, .. } = g;
-    let splits = grid_dim_x() as usize / m;
-    let b = block_idx_x() as usize;
-    let (row, split) = (b / splits, b % splits);
-    let start = core::cmp::min(split * chunk, n);
-    let len = core::cmp::min(start + chunk, n) - start;
+    let Gemv { a, x, lda, .. } = g;
+    let (row, start, len) = chunk_of(&g, chunk);
     let (arow, xs) = (a.add(row * lda + start), x.add(start));
     let (tid, step) = (thread_idx_x() as usize, block_dim_x() as usize);
     let full = len / 4;
@@ -43,6 +39,26 @@ pub unsafe fn rows<const VEC: bool>(g: Gemv, chunk: usize, partials: *mut f32, c
     if tid == 0 && len % 4 != 0 {
         acc += dot4(load4::<false>(arow.add(4 * full), len % 4), load4::<false>(xs.add(4 * full), len % 4));
     }
+    finish(&g, acc, partials, counters);
+}
+
+/// Row `b / splits` and its chunk `b % splits` of this block: (row, first column, columns).
+#[inline(always)]
+pub(super) fn chunk_of(g: &Gemv, chunk: usize) -> (usize, usize, usize) {
+    let splits = grid_dim_x() as usize / g.m;
+    let b = block_idx_x() as usize;
+    let (row, split) = (b / splits, b % splits);
+    let start = core::cmp::min(split * chunk, g.n);
+    (row, start, core::cmp::min(start + chunk, g.n) - start)
+}
+
+/// Reduces the block's `acc` and stores y for its row: directly with one split, else through
+/// the row's partials, which the row's last block folds in split order.
+#[inline(always)]
+pub(super) unsafe fn finish(g: &Gemv, acc: f32, partials: *mut f32, counters: *mut u32) {
+    let splits = grid_dim_x() as usize / g.m;
+    let b = block_idx_x() as usize;
+    let (row, tid) = (b / splits, thread_idx_x());
     let dot = block::reduce::<Sum<f32>>(acc);
     if splits == 1 {
         if tid == 0 {
