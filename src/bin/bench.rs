@@ -710,10 +710,10 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 runs.push(("sgemv_split_k_vec4", vec![chunk], m * splits));
             }
         } else {
-            for &lanes in [32usize, 64, 128].iter() {
+            for &lanes in [16usize, 32, 64, 128].iter() {
                 let tiles = (n + 4 * lanes - 1) / (4 * lanes);
                 let groups = SGEMV_T_BLOCK as usize / lanes;
-                for &per_sm in [3usize, 6, 9, 12].iter() {
+                for &per_sm in [1usize, 2, 3, 6].iter() {
                     let splits = (per_sm * sms / tiles).clamp(1, (m / (4 * groups)).max(1));
                     let rows_per_split = (m + splits - 1) / splits;
                     let splits = (m + rows_per_split - 1) / rows_per_split;
