@@ -95,7 +95,6 @@ fn vector_kernels_use_16_byte_loads() {
     let staged = entry("sgemv_staged_rows");
     assert!(staged.contains("ld.global.nc.v4.u32") && staged.contains("st.shared.v4.u32"));
     assert!(entry("sgemv_split_k_shifted").contains("ld.global.nc.v4.u32"));
-    assert!(entry("sgemv_t_shifted").contains("ld.global.nc.v4.u32"));
 }
 
 #[test]
@@ -434,7 +433,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             (true, true) => SgemvKernel::TStreamVec4,
             (true, false) => SgemvKernel::TStreamScalar,
             (false, true) => SgemvKernel::TVec4,
-            (false, false) => SgemvKernel::TShifted,
+            (false, false) => SgemvKernel::TScalar,
         };
         assert_eq!(auto_t, want_t, "Op::T {}x{}", m, n);
         // Unaligned views and odd lda fall back to scalar loads, never to the slow general warp kernels.
@@ -442,12 +441,12 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             let (k_n, k_t) = (choose(Op::N, m, n, lda, a), choose(Op::T, m, n, lda, a));
             assert!(!k_n.vector_loads() && !k_t.vector_loads(), "{} x {} lda {}: {:?} {:?}", m, n, lda, k_n, k_t);
             assert!(![SgemvKernel::WarpScalar, SgemvKernel::WarpVec4, SgemvKernel::BlockPerRow].contains(&k_n));
-            assert_eq!(k_t, if n >= 1 << 19 { SgemvKernel::TStreamScalar } else { SgemvKernel::TShifted });
+            assert_eq!(k_t, if n >= 1 << 19 { SgemvKernel::TStreamScalar } else { SgemvKernel::TScalar });
         }
     }
     assert_eq!(choose(Op::N, 1 << 20, 1000, 1000, 0x1000), SgemvKernel::WarpRowsVec4);
     assert_eq!(choose(Op::N, 1 << 20, 1000, 1001, 0x1000), SgemvKernel::WarpRowsScalar);
-    assert_eq!(choose(Op::T, 1 << 20, 16, 16, 0x1004), SgemvKernel::TShifted);
+    assert_eq!(choose(Op::T, 1 << 20, 16, 16, 0x1004), SgemvKernel::TScalar);
     // Wide Op::T streams from SGEMV_T_STREAM_N on, whatever m is.
     use cudakernels::config::SGEMV_T_STREAM_N;
     let wide = SGEMV_T_STREAM_N;
@@ -484,7 +483,6 @@ fn sgemv_kernels_take_one_op() {
         Err(Error::Misaligned { what: "A", .. })
     ));
     assert!(SgemvKernel::TScalar.validate(&op_shape(Op::T, 64, 3, 5, 0x1001)).is_ok());
-    assert!(SgemvKernel::TShifted.validate(&op_shape(Op::T, 64, 3, 5, 0x1001)).is_ok());
     assert!(SgemvKernel::TStreamVec4.validate(&op_shape(Op::T, 64, 64, 64, 0x1000)).is_ok());
     assert!(matches!(
         SgemvKernel::TStreamVec4.validate(&op_shape(Op::T, 64, 6, 8, 0x1000)),
@@ -547,7 +545,7 @@ fn sgemv_split_plans_cover_every_output() {
                     assert_eq!(p.tiles, (m + rows - 1) / rows, "{:?}", p);
                     assert_eq!(p.grid as usize, p.tiles * tiles, "{:?}", p);
                 }
-                for &k in [SgemvKernel::TVec4, SgemvKernel::TScalar, SgemvKernel::TShifted].iter() {
+                for &k in [SgemvKernel::TVec4, SgemvKernel::TScalar].iter() {
                     if n == 0 {
                         continue;
                     }

@@ -71,9 +71,6 @@ pub enum SgemvKernel {
     TVec4,
     /// [`Op::T`], any alignment: `TVec4` with scalar loads.
     TScalar,
-    /// [`Op::T`], any alignment: `TVec4` reading each four floats from the two aligned float4s
-    /// that hold them, shifted into place (float by float at A's two ends).
-    TShifted,
     /// [`Op::T`] for wide matrices: each thread owns `SGEMV_T_STREAM_VECS` float4 columns and
     /// walks every row (no row split, no partials) (aligned A, lda % 4 == 0, n % 4 == 0).
     TStreamVec4,
@@ -153,7 +150,7 @@ pub struct SgemvPlan {
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 25] = [
+    pub const EXPLICIT: [SgemvKernel; 24] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
@@ -176,14 +173,13 @@ impl SgemvKernel {
         SgemvKernel::WideVec4,
         SgemvKernel::TVec4,
         SgemvKernel::TScalar,
-        SgemvKernel::TShifted,
         SgemvKernel::TStreamVec4,
         SgemvKernel::TStreamScalar,
     ];
 
     /// The dispatch table of `Auto`, first match. `Op::T`: n ≥ `SGEMV_T_STREAM_N` streams
     /// (`TStreamVec4` when A's rows are float4 aligned: A 16-byte aligned, lda and n multiples of
-    /// 4; else `TStreamScalar`), narrower n takes `TVec4` or `TShifted` by the same test. `Op::N`,
+    /// 4; else `TStreamScalar`), narrower n takes `TVec4` or `TScalar` by the same test. `Op::N`,
     /// by n:
     ///
     /// | n | float4 (A, x aligned, lda % 4 == 0) | otherwise |
@@ -205,7 +201,7 @@ impl SgemvKernel {
                 (true, true) => SgemvKernel::TStreamVec4,
                 (true, false) => SgemvKernel::TStreamScalar,
                 (false, true) => SgemvKernel::TVec4,
-                (false, false) => SgemvKernel::TShifted,
+                (false, false) => SgemvKernel::TScalar,
             };
         }
         let float4_rows = n > 0 && n % 4 == 0 && vec;
@@ -230,11 +226,7 @@ impl SgemvKernel {
     /// The product this kernel computes.
     pub fn op(self) -> Op {
         match self {
-            SgemvKernel::TVec4
-            | SgemvKernel::TScalar
-            | SgemvKernel::TShifted
-            | SgemvKernel::TStreamVec4
-            | SgemvKernel::TStreamScalar => Op::T,
+            SgemvKernel::TVec4 | SgemvKernel::TScalar | SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => Op::T,
             _ => Op::N,
         }
     }
@@ -327,7 +319,7 @@ impl SgemvKernel {
         match self {
             SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar | SgemvKernel::SplitKShifted => SGEMV_SPLIT_BLOCK,
             SgemvKernel::WideVec4 => SGEMV_WIDE_BLOCK,
-            SgemvKernel::TVec4 | SgemvKernel::TScalar | SgemvKernel::TShifted => SGEMV_T_BLOCK,
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
             SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => SGEMV_T_STREAM_BLOCK,
             SgemvKernel::BlockPerRow => SGEMV_ROW_BLOCK,
             SgemvKernel::StagedRows => SGEMV_STAGED_BLOCK,
@@ -347,7 +339,6 @@ impl SgemvKernel {
                 | SgemvKernel::WideVec4
                 | SgemvKernel::TVec4
                 | SgemvKernel::TScalar
-                | SgemvKernel::TShifted
                 | SgemvKernel::TStreamVec4
                 | SgemvKernel::TStreamScalar
         )
@@ -409,7 +400,7 @@ impl SgemvKernel {
                 let splits = if tiles > 1 { sgemv_wide_stride(tiles) } else { 1 };
                 Ok(plan(name, block, grid, splits, groups, vec![rows]))
             }
-            SgemvKernel::TVec4 | SgemvKernel::TScalar | SgemvKernel::TShifted => {
+            SgemvKernel::TVec4 | SgemvKernel::TScalar => {
                 let block = SGEMV_T_BLOCK;
                 // Lanes per row: enough for n / 4 (≤ SGEMV_T_MAX_LANES), more when rows are too
                 // few for the block's row groups (a tile of at most one float4 per thread).

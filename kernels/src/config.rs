@@ -73,7 +73,7 @@ pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
 /// cols / 4 lanes per row, 128 / cols rows per warp step. 128 is `sgemv_n128`.
 pub const SGEMV_VEC4_COLS: [u32; 5] = [4, 8, 16, 32, 64];
 /// sgemv entry points, in the order of the host's `SgemvKernel::EXPLICIT`.
-pub const SGEMV_ENTRIES: [&str; 25] = [
+pub const SGEMV_ENTRIES: [&str; 24] = [
     "sgemv_n32",
     "sgemv_n128",
     "sgemv_rows2",
@@ -96,7 +96,6 @@ pub const SGEMV_ENTRIES: [&str; 25] = [
     "sgemv_wide_vec4",
     "sgemv_t_vec4",
     "sgemv_t_scalar",
-    "sgemv_t_shifted",
     "sgemv_t_stream_vec4",
     "sgemv_t_stream_scalar",
 ];

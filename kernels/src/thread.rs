@@ -94,32 +94,6 @@ pub fn dot4(a: [u32; 4], x: [u32; 4]) -> f32 {
     acc
 }
 
-/// Four consecutive floats at `p` (any alignment; the first `count` ≤ 4 valid, zeros after them)
-/// from the two aligned float4s that hold them, shifted into place, when those lie within
-/// `[lo, hi)`; otherwise float by float.
-#[inline(always)]
-pub unsafe fn load4_shifted(p: *const f32, count: usize, lo: *const f32, hi: *const f32) -> [u32; 4] {
-    let shift = (p as usize % VECTOR_BYTES) / 4;
-    let q = p.sub(shift);
-    if count < 4 || q < lo || q.add(8) > hi {
-        return load4::<false>(p, count);
-    }
-    let (a, b) = (load_v4(q as *const [u32; 4]), load_v4(q.add(4) as *const [u32; 4]));
-    let at = |j: usize| if j < 4 { a[j] } else { b[j - 4] };
-    // Selects on the shift's two bits (a shift-indexed array would live in local memory, and a
-    // match on it branches, diverging where a warp's rows have different shifts).
-    let (odd, high) = (shift & 1 != 0, shift & 2 != 0);
-    let pick = |i: usize| {
-        let (low_pair, high_pair) = if odd { (at(i + 1), at(i + 3)) } else { (at(i), at(i + 2)) };
-        if high {
-            high_pair
-        } else {
-            low_pair
-        }
-    };
-    [pick(0), pick(1), pick(2), pick(3)]
-}
-
 /// Four consecutive floats at `p`: one `ld.global.nc.v4` when `VEC` (`p` 16-byte aligned),
 /// else the first `count` (≤ 4) as scalar loads and zeros after them (any alignment).
 #[inline(always)]

@@ -66,11 +66,9 @@ sgemv_entry! {
     sgemv_split_k_scalar => split_k::rows::<false>, chunk: usize, partials: *mut f32, counters: *mut u32;
     sgemv_split_k_shifted => split_k_shifted::rows, chunk: usize, partials: *mut f32, counters: *mut u32;
     sgemv_wide_vec4 => wide_rows::rows, rows: usize, partials: *mut f32, counters: *mut u32;
-    sgemv_t_vec4 => transposed::columns::<true, false>,
+    sgemv_t_vec4 => transposed::columns::<true>,
         lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    sgemv_t_scalar => transposed::columns::<false, false>,
-        lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    sgemv_t_shifted => transposed::columns::<false, true>,
+    sgemv_t_scalar => transposed::columns::<false>,
         lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_stream_vec4 => transposed_stream::columns::<true>;
     sgemv_t_stream_scalar => transposed_stream::columns::<false>;

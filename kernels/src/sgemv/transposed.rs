@@ -4,14 +4,12 @@
 //! each step reads B/L row segments, coalesced. Groups fold in a fixed order through shared
 //! memory; with several splits the tile's last block (`tile_fold`) folds the splits' partials
 //! in split order. Deterministic. Limits: L a power of two ≤ block / 4, block =
-//! `SGEMV_T_BLOCK`; float4 (`VEC`) needs aligned A, lda % 4 == 0 and n % 4 == 0. `SHIFTED`
-//! takes any alignment with float4 loads: each four floats come from the two aligned float4s
-//! holding them (`thread::load4_shifted`).
+//! `SGEMV_T_BLOCK`; float4 (`VEC`) needs aligned A, lda % 4 == 0 and n % 4 == 0.
 use super::problem::Gemv;
 use super::tile_fold;
 use crate::block::sync_threads;
 use crate::config::SGEMV_T_BLOCK;
-use crate::thread::{load4, load4_shifted};
+use crate::thread::load4;
 use core::ptr::{read_volatile, write_volatile};
 use cuda_std::thread::{block_idx_x, grid_dim_x, thread_idx_x};
 
@@ -51,7 +49,7 @@ unsafe fn fold_columns(cols: usize, count: usize, stage: *mut f32, get: impl Fn(
 }
 
 /// Thread mapping: thread t is lane t % L of group t / L; see the file comment.
-pub unsafe fn columns<const VEC: bool, const SHIFTED: bool>(
+pub unsafe fn columns<const VEC: bool>(
     g: Gemv,
     lanes: usize,
     rows_per_split: usize,
@@ -73,12 +71,15 @@ pub unsafe fn columns<const VEC: bool, const SHIFTED: bool>(
     let mut acc = [0.0f32; 4];
     if count > 0 {
         let at = |r: usize| a.add(r * lda + col);
-        let a_end = a.add(m.saturating_sub(1) * lda + n);
-        let load = |p: *const f32| if SHIFTED { load4_shifted(p, count, a, a_end) } else { load4::<VEC>(p, count) };
         let mut r = split * rows_per_split + group;
         while r + 3 * groups < r1 {
             let rs = [r, r + groups, r + 2 * groups, r + 3 * groups];
-            let av = [load(at(rs[0])), load(at(rs[1])), load(at(rs[2])), load(at(rs[3]))];
+            let av = [
+                load4::<VEC>(at(rs[0]), count),
+                load4::<VEC>(at(rs[1]), count),
+                load4::<VEC>(at(rs[2]), count),
+                load4::<VEC>(at(rs[3]), count),
+            ];
             let xv = [*x.add(rs[0]), *x.add(rs[1]), *x.add(rs[2]), *x.add(rs[3])];
             for k in 0..4 {
                 for c in 0..4 {
@@ -88,7 +89,7 @@ pub unsafe fn columns<const VEC: bool, const SHIFTED: bool>(
             r += 4 * groups;
         }
         while r < r1 {
-            let (av, xv) = (load(at(r)), *x.add(r));
+            let (av, xv) = (load4::<VEC>(at(r), count), *x.add(r));
             for c in 0..4 {
                 acc[c] += f32::from_bits(av[c]) * xv;
             }
