@@ -1,11 +1,11 @@
-//! Lengths past 2^32: u8 and f32 reductions, every ladder step, and sgemv with A of more than
-//! 2^32 elements. Inputs are filled on the device (memset) with distinct values placed past
+//! Lengths past 2^32: u8 and f32 reductions, every ladder step, and sgemv (both ops) with A of
+//! more than 2^32 elements. Inputs are filled on the device (memset) with distinct values placed past
 //! 2^32, where a 32-bit index would wrap onto the start. One test, run case after case, with
 //! each case's buffers freed before the next (peak about 18 GB of device memory).
 mod common;
 use common::{download, gpu, Rng, U32};
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
-use cudakernels::{Finish, Gpu, LadderKernel, ReduceStrategy, SgemvKernel, SgemvOptions};
+use cudakernels::{Finish, Gpu, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions};
 
 const TWO32: usize = 1 << 32;
 /// Device memory the largest case needs, with room for scratch.
@@ -132,6 +132,41 @@ fn sgemv_past_2_pow_32(gpu: &Gpu, m: usize, n: usize, kernels: &[SgemvKernel], r
     }
 }
 
+/// `Op::T` over an m × n A (lda = n) of more than 2^32 elements: A is 0.5 except random rows at
+/// both ends, with entries in {-1, -0.5, 0, 0.5, 1}, and x in {-1, 0, 1}. Every partial sum is
+/// then a multiple of 0.5 below 2^21, exact in f32 in any order: y must equal the reference.
+fn sgemv_t_past_2_pow_32(gpu: &Gpu, m: usize, n: usize, kernels: &[SgemvKernel], rng: &mut Rng) {
+    assert!(m * n > TWO32);
+    let edge = 8.min(m);
+    let mut pick = |k: usize, step: f32| (rng.below(k) as f32 - (k / 2) as f32) * step;
+    let head: Vec<f32> = (0..edge * n).map(|_| pick(5, 0.5)).collect();
+    let tail: Vec<f32> = (0..edge * n).map(|_| pick(5, 0.5)).collect();
+    let x_host: Vec<f32> = (0..m).map(|_| pick(3, 1.0)).collect();
+    let a = filled(gpu, m * n, 0.5f32.to_bits(), (m - edge) * n, &tail);
+    // SAFETY: the copy runs on the stream, waited for before `head` drops.
+    unsafe { a.index(..edge * n).async_copy_from(&head[..], gpu.stream()) }.unwrap();
+    let x = DeviceBuffer::from_slice(&x_host).unwrap();
+    gpu.synchronize().unwrap();
+    let middle: f64 = x_host[edge..m - edge].iter().map(|&v| 0.5 * v as f64).sum();
+    let checked: Vec<usize> = (0..edge).chain(n / 2..n / 2 + 3).chain(n - edge..n).collect();
+    for &kernel in kernels {
+        let mut y = filled::<f32>(gpu, n, f32::NAN.to_bits(), 0, &[]);
+        let opts = SgemvOptions { kernel, op: Op::T, ..SgemvOptions::default() };
+        gpu.sgemv(m, n, &a, &x, &mut y, opts).unwrap();
+        gpu.synchronize().unwrap();
+        let got = download(gpu, &y);
+        for &c in checked.iter() {
+            let ends: f64 = (0..edge)
+                .map(|r| {
+                    head[r * n + c] as f64 * x_host[r] as f64 + tail[r * n + c] as f64 * x_host[m - edge + r] as f64
+                })
+                .sum();
+            let want = middle + ends;
+            assert_eq!(got[c] as f64, want, "seed {} Op::T {:?} m {} n {} column {}", rng.seed, kernel, m, n, c);
+        }
+    }
+}
+
 #[test]
 fn lengths_past_2_pow_32() {
     let gpu = match gpu("lengths_past_2_pow_32") {
@@ -145,6 +180,8 @@ fn lengths_past_2_pow_32() {
     floats_past_2_pow_32(&gpu);
     let wide = [SgemvKernel::Auto, SgemvKernel::WarpScalar, SgemvKernel::BlockPerRow, SgemvKernel::SplitKShifted];
     sgemv_past_2_pow_32(&gpu, (1 << 20) + 3, 4100, &wide, &mut rng);
+    let transposed = [SgemvKernel::Auto, SgemvKernel::TStripes(8), SgemvKernel::TScalar, SgemvKernel::TVec4];
+    sgemv_t_past_2_pow_32(&gpu, (1 << 20) + 3, 4100, &transposed, &mut rng);
     let narrow = [SgemvKernel::Auto, SgemvKernel::RowsPerWarp(2), SgemvKernel::N32, SgemvKernel::StagedRows];
     sgemv_past_2_pow_32(&gpu, (1 << 28) + 5, 16, &narrow, &mut rng);
 }

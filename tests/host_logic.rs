@@ -1,7 +1,7 @@
 //! Tests that run everywhere, GPU or not: the PTX itself, launch arithmetic and validation.
 use cudakernels::config::{
-    FAST_LAUNCH, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_VEC4_COLS, TYPED_TYPES,
-    WARP_SIZE,
+    FAST_LAUNCH, LADDER_BLOCKS, SGEMV_BLOCK, SGEMV_ROWS_PER_WARP, SGEMV_ROW_UNROLL, SGEMV_T_STRIPE_DEPTHS,
+    SGEMV_VEC4_COLS, TYPED_TYPES, WARP_SIZE,
 };
 use cudakernels::{
     ladder_entry_point, validate_sgemv, Error, Finish, LadderKernel, ReduceStrategy, SgemvKernel, SgemvShape, TypedOp,
@@ -76,6 +76,14 @@ fn shuffle_kernels_use_shfl_sync() {
         assert!(entry(&name).contains("shfl.sync.bfly.b32"), "{} has no shfl.sync", name);
     }
     assert!(!PTX.contains("shfl.bfly") && !PTX.contains("shfl.down"), "a non-.sync shuffle is present");
+    // The striped Op::T kernels share each batch's x by broadcast shuffles and read A float by
+    // float, every row of a batch in flight before the first product.
+    for &d in SGEMV_T_STRIPE_DEPTHS.iter() {
+        let body = entry(SgemvKernel::TStripes(d).entry_point());
+        assert!(body.contains("shfl.sync.idx.b32"), "TStripes({}) has no shfl.sync.idx", d);
+        let loads = body.matches("ld.global.nc.f32").count();
+        assert!(loads >= 2 * d as usize, "TStripes({}): {} scalar loads, want two batches of {}", d, loads, d);
+    }
 }
 
 #[test]
@@ -413,7 +421,7 @@ fn op_shape(op: cudakernels::Op, m: usize, n: usize, lda: usize, a_addr: u64) ->
 
 #[test]
 fn sgemv_dispatch_table_for_the_issue_shapes() {
-    use cudakernels::config::{SGEMV_WIDE_MIN_M, SGEMV_WIDE_ROWS_N};
+    use cudakernels::config::{SGEMV_T_STRIPES_MIN_N, SGEMV_WIDE_MIN_M, SGEMV_WIDE_ROWS_N};
     use cudakernels::Op;
     let choose = |op, m, n, lda, a| SgemvKernel::choose(&op_shape(op, m, n, lda, a));
     for &(m, n) in ISSUE_SHAPES.iter() {
@@ -432,6 +440,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
         let want_t = match (n >= 1 << 19, n % 4 == 0) {
             (true, true) => SgemvKernel::TStreamVec4,
             (true, false) => SgemvKernel::TStreamScalar,
+            _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(32),
             (false, true) => SgemvKernel::TVec4,
             (false, false) => SgemvKernel::TScalar,
         };
@@ -441,17 +450,33 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             let (k_n, k_t) = (choose(Op::N, m, n, lda, a), choose(Op::T, m, n, lda, a));
             assert!(!k_n.vector_loads() && !k_t.vector_loads(), "{} x {} lda {}: {:?} {:?}", m, n, lda, k_n, k_t);
             assert!(![SgemvKernel::WarpScalar, SgemvKernel::WarpVec4, SgemvKernel::BlockPerRow].contains(&k_n));
-            assert_eq!(k_t, if n >= 1 << 19 { SgemvKernel::TStreamScalar } else { SgemvKernel::TScalar });
+            let want = match n {
+                _ if n >= 1 << 19 => SgemvKernel::TStreamScalar,
+                _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(32),
+                _ => SgemvKernel::TScalar,
+            };
+            assert_eq!(k_t, want, "Op::T {} x {} lda {}", m, n, lda);
         }
     }
     assert_eq!(choose(Op::N, 1 << 20, 1000, 1000, 0x1000), SgemvKernel::WarpRowsVec4);
     assert_eq!(choose(Op::N, 1 << 20, 1000, 1001, 0x1000), SgemvKernel::WarpRowsScalar);
     assert_eq!(choose(Op::T, 1 << 20, 16, 16, 0x1004), SgemvKernel::TScalar);
+    // Op::T from SGEMV_T_STRIPES_MIN_N on reads stripes, any alignment.
+    assert_eq!(choose(Op::T, 9, SGEMV_T_STRIPES_MIN_N - 4, SGEMV_T_STRIPES_MIN_N, 0x1000), SgemvKernel::TVec4);
+    assert_eq!(choose(Op::T, 9, SGEMV_T_STRIPES_MIN_N, SGEMV_T_STRIPES_MIN_N + 1, 0x1004), SgemvKernel::TStripes(32));
+    // Depth: the deepest whose one wave holds every tile (at 1, 2, 3 blocks per SM for depth
+    // 32, 16, 8 on 132 SMs), the middle one past them all.
+    let slots = |d: u32| 132 * [(32, 1), (16, 2), (8, 3)].iter().find(|p| p.0 == d).unwrap().1;
+    for &(tiles, want) in
+        [(1usize, 32u32), (128, 32), (132, 32), (133, 16), (264, 16), (265, 8), (396, 8), (397, 16)].iter()
+    {
+        assert_eq!(SgemvKernel::stripes_depth(tiles, slots), want, "{} tiles", tiles);
+    }
     // Wide Op::T streams from SGEMV_T_STREAM_N on, whatever m is.
     use cudakernels::config::SGEMV_T_STREAM_N;
     let wide = SGEMV_T_STREAM_N;
     assert_eq!(choose(Op::T, 3, wide, wide, 0x1000), SgemvKernel::TStreamVec4);
-    assert_eq!(choose(Op::T, 3, wide - 4, wide - 4, 0x1000), SgemvKernel::TVec4);
+    assert_eq!(choose(Op::T, 3, wide - 4, wide - 4, 0x1000), SgemvKernel::TStripes(32));
     assert_eq!(choose(Op::T, 4096, wide, wide, 0x1000), SgemvKernel::TStreamVec4);
     assert_eq!(choose(Op::T, 3, wide + 1, wide + 1, 0x1000), SgemvKernel::TStreamScalar);
     assert_eq!(choose(Op::T, 3, wide, wide + 1, 0x1000), SgemvKernel::TStreamScalar);
@@ -517,7 +542,7 @@ fn sgemv_op_validation() {
 fn sgemv_split_plans_cover_every_output() {
     use cudakernels::config::{
         SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
-        SGEMV_T_STREAM_VECS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_ROWS, VECTOR_UNROLL,
+        SGEMV_T_STREAM_VECS, SGEMV_T_STRIPE_DEPTHS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_ROWS, VECTOR_UNROLL,
     };
     use cudakernels::Op;
     let sizes = [0usize, 1, 3, 4, 5, 64, 100, 1000, 4096, 11008, 1 << 20];
@@ -562,6 +587,20 @@ fn sgemv_split_plans_cover_every_output() {
                     assert!(p.tiles * 4 * lanes >= n && (p.tiles - 1) * 4 * lanes < n, "{:?}", p);
                     assert!(rows >= 1 && rows * p.splits >= m && (p.splits - 1) * rows < m.max(1), "{:?}", p);
                 }
+                if n > 0 {
+                    // Stripes: 32-column tiles cover n, splits cover m, each warp at least one
+                    // full batch of rows per split when m has them.
+                    for &depth in SGEMV_T_STRIPE_DEPTHS.iter() {
+                        let shape = op_shape(Op::T, m, n, n + 1, 0x1004);
+                        let p = SgemvKernel::TStripes(depth).plan(&shape, sms, threads).unwrap();
+                        let rows = p.args[0];
+                        let want = (SGEMV_T_BLOCK, (n + 31) / 32, p.tiles * p.splits);
+                        assert_eq!((p.block, p.tiles, p.grid as usize), want);
+                        assert!(rows >= 1 && rows * p.splits >= m && (p.splits - 1) * rows < m.max(1), "{:?}", p);
+                        let batch = depth as usize * (SGEMV_T_BLOCK / 32) as usize;
+                        assert!(p.splits == 1 || rows >= batch, "{:?}", p);
+                    }
+                }
                 for &k in [SgemvKernel::TStreamVec4, SgemvKernel::TStreamScalar].iter() {
                     if n == 0 {
                         continue;
@@ -603,6 +642,11 @@ fn sgemv_split_plans_cover_every_output() {
     assert!(p.splits > 1 && p.grid as usize >= resident, "{:?}", p);
     let p = SgemvKernel::TVec4.plan(&op_shape(Op::T, 1 << 20, 16, 16, 0x1000), 132, 2048).unwrap();
     assert!(p.tiles == 1 && p.splits > 100, "{:?}", p);
+    let p = SgemvKernel::TStripes(16).plan(&op_shape(Op::T, 1 << 20, 16, 17, 0x1004), 132, 1024).unwrap();
+    assert!(p.tiles == 1 && p.splits == 264, "{:?}", p);
+    // 4096²: 128 tiles, one block per SM holds them all: no split.
+    let p = SgemvKernel::TStripes(32).plan(&op_shape(Op::T, 4096, 4096, 4097, 0x1004), 132, 512).unwrap();
+    assert!(p.tiles == 128 && p.splits == 1 && p.grid == 128, "{:?}", p);
     // Wide rows: 64 rows of 2^20 take 512 tiles of 2048 columns, in row groups of 16 (three
     // waves of 256-thread blocks at 6 per SM); at 8 per SM, groups of 12; 3 rows, one group of 4.
     let wide = |m, threads| SgemvKernel::WideVec4.plan(&op_shape(Op::N, m, 1 << 20, 1 << 20, 0x1000), 132, threads);

@@ -9,9 +9,9 @@ use kernels::config::{
     sgemv_staged_rows, sgemv_wide_stride, SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK,
     SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK, SGEMV_SPLIT_WAVES, SGEMV_STAGED_BLOCK, SGEMV_STAGED_MAX_GAP,
     SGEMV_STAGED_MAX_N, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
-    SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_MIN_M,
-    SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N, SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL,
-    WARP_SIZE,
+    SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_STRIPES_MIN_N, SGEMV_T_STRIPE_DEPTHS, SGEMV_T_WAVES,
+    SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_MIN_M, SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N,
+    SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -71,6 +71,10 @@ pub enum SgemvKernel {
     TVec4,
     /// [`Op::T`], any alignment: `TVec4` with scalar loads.
     TScalar,
+    /// [`Op::T`], any alignment: a lane per column, so each warp load is one coalesced 32-float
+    /// stripe of a row, with `depth` ∈ {8, 16, 32} rows in flight per thread; 32-column tiles ×
+    /// row splits as `TVec4`.
+    TStripes(u32),
     /// [`Op::T`] for wide matrices: each thread owns `SGEMV_T_STREAM_VECS` float4 columns and
     /// walks every row (no row split, no partials) (aligned A, lda % 4 == 0, n % 4 == 0).
     TStreamVec4,
@@ -150,7 +154,7 @@ pub struct SgemvPlan {
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 24] = [
+    pub const EXPLICIT: [SgemvKernel; 27] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
@@ -173,14 +177,18 @@ impl SgemvKernel {
         SgemvKernel::WideVec4,
         SgemvKernel::TVec4,
         SgemvKernel::TScalar,
+        SgemvKernel::TStripes(8),
+        SgemvKernel::TStripes(16),
+        SgemvKernel::TStripes(32),
         SgemvKernel::TStreamVec4,
         SgemvKernel::TStreamScalar,
     ];
 
-    /// The dispatch table of `Auto`, first match. `Op::T`: n ≥ `SGEMV_T_STREAM_N` streams
-    /// (`TStreamVec4` when A's rows are float4 aligned: A 16-byte aligned, lda and n multiples of
-    /// 4; else `TStreamScalar`), narrower n takes `TVec4` or `TScalar` by the same test. `Op::N`,
-    /// by n:
+    /// The dispatch table of `Auto`, first match, before the device has its say
+    /// ([`SgemvKernel::stripes_depth`]). `Op::T`: n ≥ `SGEMV_T_STREAM_N` streams (`TStreamVec4`
+    /// when A's rows are float4 aligned: A 16-byte aligned, lda and n multiples of 4; else
+    /// `TStreamScalar`), n ≥ `SGEMV_T_STRIPES_MIN_N` takes `TStripes` (deepest), narrower n
+    /// `TVec4` or `TScalar` by the same test. `Op::N`, by n:
     ///
     /// | n | float4 (A, x aligned, lda % 4 == 0) | otherwise |
     /// |---|---|---|
@@ -200,6 +208,7 @@ impl SgemvKernel {
             return match (n >= SGEMV_T_STREAM_N, rows_aligned) {
                 (true, true) => SgemvKernel::TStreamVec4,
                 (true, false) => SgemvKernel::TStreamScalar,
+                _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(SGEMV_T_STRIPE_DEPTHS[2]),
                 (false, true) => SgemvKernel::TVec4,
                 (false, false) => SgemvKernel::TScalar,
             };
@@ -223,10 +232,23 @@ impl SgemvKernel {
         }
     }
 
+    /// The depth of `TStripes` for `tiles` column tiles: the deepest whose resident blocks
+    /// (`slots(depth)`, one wave) hold every tile, else the middle one (several waves either
+    /// way). 4096²: 128 tiles take depth 32 at one block per SM, 22.3 µs against 23.1 at 16 and
+    /// `TVec4`'s 25.2; 8192²: 256 tiles, depth 16 67.7 against 69.0 at 32 (H200, 2026-11-22).
+    pub fn stripes_depth(tiles: usize, slots: impl Fn(u32) -> usize) -> u32 {
+        let mut depths = SGEMV_T_STRIPE_DEPTHS.iter().rev();
+        depths.find(|&&d| tiles <= slots(d)).copied().unwrap_or(SGEMV_T_STRIPE_DEPTHS[1])
+    }
+
     /// The product this kernel computes.
     pub fn op(self) -> Op {
         match self {
-            SgemvKernel::TVec4 | SgemvKernel::TScalar | SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => Op::T,
+            SgemvKernel::TVec4
+            | SgemvKernel::TScalar
+            | SgemvKernel::TStripes(_)
+            | SgemvKernel::TStreamVec4
+            | SgemvKernel::TStreamScalar => Op::T,
             _ => Op::N,
         }
     }
@@ -254,6 +276,9 @@ impl SgemvKernel {
             }
             SgemvKernel::RowsPerWarp(r) if shape.n > (WARP_SIZE / r) as usize => {
                 return unsupported(format!("{} rows per warp with n = {} > {}", r, shape.n, WARP_SIZE / r))
+            }
+            SgemvKernel::TStripes(d) if !SGEMV_T_STRIPE_DEPTHS.contains(&d) => {
+                return unsupported(format!("TStripes({}) (built for depths {:?})", d, SGEMV_T_STRIPE_DEPTHS))
             }
             SgemvKernel::Vec4Rows(c) if !SGEMV_VEC4_COLS.contains(&c) => {
                 return unsupported(format!("Vec4Rows({}) (built for {:?} columns)", c, SGEMV_VEC4_COLS))
@@ -319,7 +344,7 @@ impl SgemvKernel {
         match self {
             SgemvKernel::SplitKVec4 | SgemvKernel::SplitKScalar | SgemvKernel::SplitKShifted => SGEMV_SPLIT_BLOCK,
             SgemvKernel::WideVec4 => SGEMV_WIDE_BLOCK,
-            SgemvKernel::TVec4 | SgemvKernel::TScalar => SGEMV_T_BLOCK,
+            SgemvKernel::TVec4 | SgemvKernel::TScalar | SgemvKernel::TStripes(_) => SGEMV_T_BLOCK,
             SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => SGEMV_T_STREAM_BLOCK,
             SgemvKernel::BlockPerRow => SGEMV_ROW_BLOCK,
             SgemvKernel::StagedRows => SGEMV_STAGED_BLOCK,
@@ -339,6 +364,7 @@ impl SgemvKernel {
                 | SgemvKernel::WideVec4
                 | SgemvKernel::TVec4
                 | SgemvKernel::TScalar
+                | SgemvKernel::TStripes(_)
                 | SgemvKernel::TStreamVec4
                 | SgemvKernel::TStreamScalar
         )
@@ -417,6 +443,18 @@ impl SgemvKernel {
                 let grid = fits("column tiles · splits (transposed grid)", tiles * splits)?;
                 Ok(plan(name, block, grid, splits, tiles, vec![lanes, rows_per_split]))
             }
+            SgemvKernel::TStripes(depth) => {
+                let block = SGEMV_T_BLOCK;
+                let warps = (block / WARP_SIZE) as usize;
+                let tiles = div_ceil(n.max(1), WARP_SIZE as usize);
+                let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_T_WAVES) as usize;
+                // Every warp gets at least one full batch of rows per split.
+                let splits = (target / tiles).clamp(1, (m / (depth as usize * warps)).max(1));
+                let rows_per_split = div_ceil(m, splits).max(1);
+                let splits = div_ceil(m, rows_per_split).max(1);
+                let grid = fits("column tiles · splits (transposed grid)", tiles * splits)?;
+                Ok(plan(name, block, grid, splits, tiles, vec![rows_per_split]))
+            }
             SgemvKernel::StagedRows => {
                 let block = SGEMV_STAGED_BLOCK;
                 let tiles = div_ceil(m.max(1), sgemv_staged_rows(n, shape.lda));
@@ -484,6 +522,32 @@ pub fn validate_sgemv_op(
 }
 
 impl GpuStream {
+    /// The kernel `Auto` runs for `shape` on this device: [`SgemvKernel::choose`], with the depth
+    /// of `TStripes` from the blocks of each depth the device keeps resident.
+    pub fn sgemv_auto(&self, shape: &SgemvShape) -> Result<SgemvKernel> {
+        let kernel = SgemvKernel::choose(shape);
+        if let SgemvKernel::TStripes(_) = kernel {
+            let mut slots = [0usize; SGEMV_T_STRIPE_DEPTHS.len()];
+            for (s, &d) in slots.iter_mut().zip(SGEMV_T_STRIPE_DEPTHS.iter()) {
+                let entry = sgemv_entry(SgemvKernel::TStripes(d).index());
+                *s = (self.blocks_per_sm(entry, SGEMV_T_BLOCK)? * self.sm_count()) as usize;
+            }
+            let tiles = div_ceil(shape.n, WARP_SIZE as usize);
+            let slots_of = |d| slots[SGEMV_T_STRIPE_DEPTHS.iter().position(|&x| x == d).expect("a depth")];
+            return Ok(SgemvKernel::TStripes(SgemvKernel::stripes_depth(tiles, slots_of)));
+        }
+        Ok(kernel)
+    }
+
+    /// The launch of `kernel` (not `Auto`) for `shape` on this device, planned with the blocks
+    /// the device really keeps resident (registers may allow fewer than max_threads_per_sm /
+    /// block).
+    pub fn sgemv_plan(&self, kernel: SgemvKernel, shape: &SgemvShape) -> Result<SgemvPlan> {
+        let block = kernel.block();
+        let resident_threads = self.blocks_per_sm(sgemv_entry(kernel.index()), block)? * block;
+        kernel.plan(shape, self.sm_count(), resident_threads.min(self.max_threads_per_sm()))
+    }
+
     /// Enqueues `y = alpha · op(A) x + beta · y` (A row-major m×n, `opts.lda` ≥ n; `opts.op`)
     /// without waiting. An empty y does nothing; an empty sum (n = 0 for `N`, m = 0 for `T`)
     /// gives `y = beta * y`. With beta = 0, y is not read.
@@ -506,16 +570,12 @@ impl GpuStream {
             return Ok(());
         }
         let kernel = match opts.kernel {
-            SgemvKernel::Auto => SgemvKernel::choose(&shape),
+            SgemvKernel::Auto => self.sgemv_auto(&shape)?,
             k => k,
         };
         kernel.validate(&shape)?;
         let entry = sgemv_entry(kernel.index());
-        // Plan with the blocks the device really keeps resident (registers may allow fewer
-        // than max_threads_per_sm / block).
-        let block = kernel.block();
-        let resident_threads = self.blocks_per_sm(entry, block)? * block;
-        let plan = kernel.plan(&shape, self.sm_count(), resident_threads.min(self.max_threads_per_sm()))?;
+        let plan = self.sgemv_plan(kernel, &shape)?;
         let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
         let mut q = self.lock()?;
         let y_ptr = y.as_device_ptr().as_raw();

@@ -73,7 +73,7 @@ pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
 /// cols / 4 lanes per row, 128 / cols rows per warp step. 128 is `sgemv_n128`.
 pub const SGEMV_VEC4_COLS: [u32; 5] = [4, 8, 16, 32, 64];
 /// sgemv entry points, in the order of the host's `SgemvKernel::EXPLICIT`.
-pub const SGEMV_ENTRIES: [&str; 24] = [
+pub const SGEMV_ENTRIES: [&str; 27] = [
     "sgemv_n32",
     "sgemv_n128",
     "sgemv_rows2",
@@ -96,6 +96,9 @@ pub const SGEMV_ENTRIES: [&str; 24] = [
     "sgemv_wide_vec4",
     "sgemv_t_vec4",
     "sgemv_t_scalar",
+    "sgemv_t_stripes8",
+    "sgemv_t_stripes16",
+    "sgemv_t_stripes32",
     "sgemv_t_stream_vec4",
     "sgemv_t_stream_scalar",
 ];
@@ -167,6 +170,14 @@ pub const SGEMV_T_ROWS_PER_THREAD: usize = 16;
 /// `Op::T`: rows are split across blocks until the grid holds this many blocks per resident
 /// block slot (one wave: no tail of late blocks).
 pub const SGEMV_T_WAVES: u32 = 1;
+
+/// Rows each thread of the striped transposed kernels keeps in flight: `sgemv_t_stripes{depth}`,
+/// deepest last. Deeper takes more registers, so fewer 512-thread blocks per SM (on an H200:
+/// 40, 60 and 94 registers, so 3, 2 and 1 blocks).
+pub const SGEMV_T_STRIPE_DEPTHS: [u32; 3] = [8, 16, 32];
+/// `Op::T` with n from this up to `SGEMV_T_STREAM_N` takes the striped kernels. (Narrower rows
+/// leave lanes idle: 2^20 × 16 took 30.1 µs against `TVec4`'s 26.9 on an H200, 2026-11-22.)
+pub const SGEMV_T_STRIPES_MIN_N: usize = 512;
 
 /// Threads per block of the streaming transposed kernels (`Op::T`, wide n: no row split).
 pub const SGEMV_T_STREAM_BLOCK: u32 = 256;

@@ -13,6 +13,14 @@ pub unsafe fn shfl_xor_b32(v: u32, mask: u32) -> u32 {
     out
 }
 
+/// Lane `lane`'s `v`, in every lane (`shfl.sync.idx`).
+#[inline(always)]
+pub unsafe fn shfl_idx_f32(v: f32, lane: u32) -> f32 {
+    let out: u32;
+    asm!("shfl.sync.idx.b32 {0}, {1}, {2}, 0x1f, 0xffffffff;", out(reg32) out, in(reg32) v.to_bits(), in(reg32) lane);
+    f32::from_bits(out)
+}
+
 macro_rules! shuffle_via_u32 {
     ($($t:ty => |$v:ident| $to:expr, |$w:ident| $from:expr;)*) => {$(
         impl Shuffle for $t {

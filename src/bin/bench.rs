@@ -11,7 +11,7 @@ use cudakernels::cust::memory::{
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{
     multi, open_with, validate_sgemv_op, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, Op,
-    ReduceStrategy, Result, RowShard, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
+    ReduceStrategy, Result, RowShard, SgemvKernel, SgemvOptions, SgemvShape, TypedElement, TypedOp,
 };
 use std::io::Write;
 
@@ -617,8 +617,8 @@ fn shapes_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
             let opts = SgemvOptions { lda: Some(lda), op, ..SgemvOptions::default() };
             let a_raw = |i: usize| (a[i].as_device_ptr().as_raw() + 4 * a_off as u64, a_len - a_off);
             let shape = validate_sgemv_op(op, m, n, lda, a_raw(0), (xv.as_device_ptr().as_raw(), x_len), y_len)?;
-            let kernel = SgemvKernel::choose(&shape);
-            let plan = kernel.plan(&shape, gpu.sm_count(), gpu.max_threads_per_sm())?;
+            let kernel = gpu.sgemv_auto(&shape)?;
+            let plan = gpu.sgemv_plan(kernel, &shape)?;
             let mut cold_call = |i: usize| gpu.sgemv(m, n, &a[i % a.len()].index(a_off..), &xv, &mut y[0], opts);
             let cold = median_ms(gpu, WARMUP, REPS, &mut cold_call)?;
             let piped = pipelined_ms(gpu, &mut cold_call)?;
@@ -675,18 +675,31 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("|---|---|---|---|---|---|---|---|---|---|");
     use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_WIDE_TILE, VECTOR_UNROLL};
     let sms = gpu.sm_count() as usize;
-    let cases: [(usize, usize, Op); 8] = [
-        (64, 1 << 20, Op::N),
-        (256, 1 << 20, Op::N),
-        (3, 1 << 20, Op::N),
-        (16384, 16384, Op::N),
-        (4096, 14336, Op::N),
-        (4096, 4096, Op::N),
-        (4096, 4096, Op::T),
-        (8192, 8192, Op::T),
+    // (m, n, lda - n, op)
+    let cases: [(usize, usize, usize, Op); 19] = [
+        (64, 1 << 20, 0, Op::N),
+        (256, 1 << 20, 0, Op::N),
+        (3, 1 << 20, 0, Op::N),
+        (16384, 16384, 0, Op::N),
+        (4096, 14336, 0, Op::N),
+        (4096, 4096, 0, Op::N),
+        (4096, 4096, 0, Op::T),
+        (4096, 4096, 1, Op::T),
+        (8192, 8192, 0, Op::T),
+        (16384, 16384, 0, Op::T),
+        (1024, 1024, 0, Op::T),
+        (11008, 4096, 0, Op::T),
+        (4096, 11008, 0, Op::T),
+        (14336, 4096, 0, Op::T),
+        (4096, 14336, 0, Op::T),
+        (1 << 20, 16, 0, Op::T),
+        (1 << 20, 16, 1, Op::T),
+        (1 << 20, 64, 0, Op::T),
+        (1000, 1000, 0, Op::T),
     ];
-    for &(m, n, op) in cases.iter() {
-        let (lda, a_len) = (n, m * n);
+    for &(m, n, pad, op) in cases.iter() {
+        let lda = n + pad;
+        let a_len = (m - 1) * lda + n;
         let a = buffers(rotation(gpu, 4 * a_len), a_len, |i| ((i % 13) as f32 - 6.0) * 0.125)?;
         let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
         let x = buffers(1, x_len, |i| (i % 5) as f32 * 0.25)?;
@@ -710,14 +723,29 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 runs.push(("sgemv_split_k_vec4", vec![chunk], m * splits));
             }
         } else {
-            for &lanes in [16usize, 32, 64, 128].iter() {
-                let tiles = (n + 4 * lanes - 1) / (4 * lanes);
-                let groups = SGEMV_T_BLOCK as usize / lanes;
-                for &per_sm in [1usize, 2, 3, 6].iter() {
-                    let splits = (per_sm * sms / tiles).clamp(1, (m / (4 * groups)).max(1));
+            // The plan `TVec4` / `TScalar` get, with the blocks the device keeps resident.
+            let old = if pad == 0 && n % 4 == 0 { SgemvKernel::TVec4 } else { SgemvKernel::TScalar };
+            let f = module.get_function(old.entry_point()).map_err(Error::cuda("cuModuleGetFunction"))?;
+            let per_sm = f
+                .max_active_blocks_per_multiprocessor(SGEMV_T_BLOCK.into(), 0)
+                .map_err(Error::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
+            let shape = SgemvShape { op, m, n, lda, a_addr: 0, x_addr: 0 };
+            let p = old.plan(&shape, sms as u32, per_sm * SGEMV_T_BLOCK)?;
+            runs.push((old.entry_point(), p.args, p.grid as usize));
+            // Striped: 32-column tiles × 1 to 4 row splits, at three depths.
+            let tiles = (n + 31) / 32;
+            for &entry in ["sgemv_t_stripes8", "sgemv_t_stripes16", "sgemv_t_stripes32"].iter() {
+                for &splits in [1usize, 2, 3, 4].iter().filter(|&&s| 2 * tiles * s >= sms && tiles * s <= 6 * sms) {
                     let rows_per_split = (m + splits - 1) / splits;
-                    let splits = (m + rows_per_split - 1) / rows_per_split;
-                    runs.push(("sgemv_t_vec4", vec![lanes, rows_per_split], tiles * splits));
+                    runs.push((entry, vec![rows_per_split], tiles * splits));
+                }
+            }
+            if tiles < sms {
+                // Few tiles: splits to fill the device once or twice.
+                for &per_sm in [1usize, 2].iter() {
+                    let splits = (per_sm * sms / tiles).max(1);
+                    let rows_per_split = (m + splits - 1) / splits;
+                    runs.push(("sgemv_t_stripes16", vec![rows_per_split], tiles * splits));
                 }
             }
         }

@@ -19,7 +19,12 @@ const B: usize = SGEMV_T_BLOCK as usize;
 /// fixed order: thread t sums i ≡ t / cols (mod B / cols) in increasing i, four loads at a time,
 /// then threads t < cols fold those sums in order. Column t's total is in thread t < cols.
 #[inline(always)]
-unsafe fn fold_columns(cols: usize, count: usize, stage: *mut f32, get: impl Fn(usize, usize) -> f32) -> f32 {
+pub(super) unsafe fn fold_columns(
+    cols: usize,
+    count: usize,
+    stage: *mut f32,
+    get: impl Fn(usize, usize) -> f32,
+) -> f32 {
     let tid = thread_idx_x() as usize;
     let (c, sub, subs) = (tid % cols, tid / cols, B / cols);
     let mut acc = 0.0f32;
@@ -62,7 +67,7 @@ pub unsafe fn columns<const VEC: bool>(
     let cols = 4 * lanes;
     let tiles = (n + cols - 1) / cols;
     let b = block_idx_x() as usize;
-    let (tile, split, splits) = (b % tiles, b / tiles, grid_dim_x() as usize / tiles);
+    let (tile, split) = (b % tiles, b / tiles);
     let tid = thread_idx_x() as usize;
     let (group, groups) = (tid / lanes, B / lanes);
     let col = tile * cols + 4 * (tid % lanes);
@@ -99,6 +104,28 @@ pub unsafe fn columns<const VEC: bool>(
     for c in 0..4 {
         *sums.add(4 * tid + c) = acc[c]; // = group · cols + 4 · lane + c
     }
+    fold_tile(g, cols, groups, tile, sums, stage, partials, counters);
+}
+
+/// The end every transposed kernel shares: `sums` holds each row group's `cols` column sums
+/// (group-major); the block folds the groups in order, and then either stores its tile of y
+/// (one split) or its partials, the tile's last block folding the splits in split order.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(super) unsafe fn fold_tile(
+    g: Gemv,
+    cols: usize,
+    groups: usize,
+    tile: usize,
+    sums: *mut f32,
+    stage: *mut f32,
+    partials: *mut f32,
+    counters: *mut u32,
+) {
+    let n = g.n;
+    let tiles = (n + cols - 1) / cols;
+    let (split, splits) = (block_idx_x() as usize / tiles, grid_dim_x() as usize / tiles);
+    let tid = thread_idx_x() as usize;
     sync_threads();
     let total = fold_columns(cols, groups, stage, |g, c| *sums.add(g * cols + c));
     let out = tile * cols + tid;
