@@ -15,7 +15,7 @@ const LAYERS: [(usize, usize); 5] = [(4096, 4096), (4096, 11008), (11008, 4096),
 const SKINNY_N: [usize; 5] = [16, 32, 64, 128, 256];
 const WIDE_M: [usize; 2] = [64, 256];
 /// Awkward views: (m, n, lda - n, offset of A, offset of x) in elements.
-const AWKWARD: [(usize, usize, usize, usize, usize); 14] = [
+const AWKWARD: [(usize, usize, usize, usize, usize); 16] = [
     (4096, 4096, 1, 0, 0),
     (4096, 4096, 0, 1, 1),
     (1 << 20, 16, 1, 0, 0),
@@ -30,6 +30,9 @@ const AWKWARD: [(usize, usize, usize, usize, usize); 14] = [
     (1 << 20, 3, 0, 0, 0),
     (3, 1 << 20, 1, 2, 0),
     (1, 1, 0, 1, 1),
+    // lda a multiple of 32 with A misaligned: TStripes shifts its tiles (by 5 and by 31).
+    (33, 96, 0, 5, 0),
+    (31, 32, 0, 31, 0),
 ];
 
 fn issue_shapes() -> Vec<(usize, usize)> {

@@ -465,13 +465,20 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
     assert_eq!(choose(Op::T, 9, SGEMV_T_STRIPES_MIN_N - 4, SGEMV_T_STRIPES_MIN_N, 0x1000), SgemvKernel::TVec4);
     assert_eq!(choose(Op::T, 9, SGEMV_T_STRIPES_MIN_N, SGEMV_T_STRIPES_MIN_N + 1, 0x1004), SgemvKernel::TStripes(32));
     // Depth: the deepest whose one wave holds every tile (at 1, 2, 3 blocks per SM for depth
-    // 32, 16, 8 on 132 SMs), the middle one past them all.
+    // 32, 16, 8 on 132 SMs), none past them all.
     let slots = |d: u32| 132 * [(32, 1), (16, 2), (8, 3)].iter().find(|p| p.0 == d).unwrap().1;
-    for &(tiles, want) in
-        [(1usize, 32u32), (128, 32), (132, 32), (133, 16), (264, 16), (265, 8), (396, 8), (397, 16)].iter()
-    {
+    let table = [(1usize, Some(32u32)), (128, Some(32)), (132, Some(32)), (133, Some(16)), (264, Some(16))];
+    for &(tiles, want) in table.iter().chain([(265, Some(8)), (396, Some(8)), (397, None)].iter()) {
         assert_eq!(SgemvKernel::stripes_depth(tiles, slots), want, "{} tiles", tiles);
     }
+    // Stripes shift their tiles to aligned lines when every row starts equally misaligned.
+    let t = |lda, a| op_shape(Op::T, 64, 4096, lda, a);
+    assert_eq!((t(4096, 0x1004).stripes_shift(), t(4096, 0x1004).stripes_tiles()), (1, 129));
+    assert_eq!((t(4096, 0x107c).stripes_shift(), t(4096, 0x1080).stripes_shift()), (31, 0));
+    assert_eq!((t(4097, 0x1004).stripes_shift(), t(4097, 0x1004).stripes_tiles()), (0, 128));
+    assert_eq!(t(4096, 0x1002).stripes_shift(), 0);
+    let p = SgemvKernel::TStripes(32).plan(&t(4096, 0x1008), 132, 512).unwrap();
+    assert_eq!((p.tiles, p.splits, p.args[1]), (129, 1, 2), "{:?}", p);
     // Wide Op::T streams from SGEMV_T_STREAM_N on, whatever m is.
     use cudakernels::config::SGEMV_T_STREAM_N;
     let wide = SGEMV_T_STREAM_N;
@@ -594,7 +601,7 @@ fn sgemv_split_plans_cover_every_output() {
                         let shape = op_shape(Op::T, m, n, n + 1, 0x1004);
                         let p = SgemvKernel::TStripes(depth).plan(&shape, sms, threads).unwrap();
                         let rows = p.args[0];
-                        let want = (SGEMV_T_BLOCK, (n + 31) / 32, p.tiles * p.splits);
+                        let want = (SGEMV_T_BLOCK, shape.stripes_tiles(), p.tiles * p.splits);
                         assert_eq!((p.block, p.tiles, p.grid as usize), want);
                         assert!(rows >= 1 && rows * p.splits >= m && (p.splits - 1) * rows < m.max(1), "{:?}", p);
                         let batch = depth as usize * (SGEMV_T_BLOCK / 32) as usize;

@@ -124,6 +124,28 @@ impl SgemvShape {
         self.a_addr % a == 0 && self.x_addr % a == 0 && self.lda % 4 == 0
     }
 
+    /// A 16-byte aligned, lda and n multiples of 4: every row is whole float4s (x aside).
+    pub fn rows_aligned(&self) -> bool {
+        self.a_addr % VECTOR_BYTES as u64 == 0 && self.lda % 4 == 0 && self.n % 4 == 0
+    }
+
+    /// `TStripes`: columns its first tile starts before column 0, so that every stripe is one
+    /// aligned 128-byte line; nonzero only when every row starts equally misaligned (lda a
+    /// multiple of 32, A 4-byte aligned).
+    pub fn stripes_shift(&self) -> usize {
+        let line = WARP_SIZE as u64;
+        if self.lda % line as usize == 0 && self.a_addr % 4 == 0 {
+            ((self.a_addr / 4) % line) as usize
+        } else {
+            0
+        }
+    }
+
+    /// `TStripes`: its 32-column tiles.
+    pub fn stripes_tiles(&self) -> usize {
+        div_ceil(self.n + self.stripes_shift(), WARP_SIZE as usize)
+    }
+
     /// Entries of y: m for `Op::N`, n for `Op::T`.
     pub fn out_len(&self) -> usize {
         match self.op {
@@ -204,8 +226,7 @@ impl SgemvKernel {
         let n = shape.n;
         let vec = shape.vector_aligned();
         if shape.op == Op::T {
-            let rows_aligned = shape.a_addr % VECTOR_BYTES as u64 == 0 && shape.lda % 4 == 0 && n % 4 == 0;
-            return match (n >= SGEMV_T_STREAM_N, rows_aligned) {
+            return match (n >= SGEMV_T_STREAM_N, shape.rows_aligned()) {
                 (true, true) => SgemvKernel::TStreamVec4,
                 (true, false) => SgemvKernel::TStreamScalar,
                 _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(SGEMV_T_STRIPE_DEPTHS[2]),
@@ -233,12 +254,11 @@ impl SgemvKernel {
     }
 
     /// The depth of `TStripes` for `tiles` column tiles: the deepest whose resident blocks
-    /// (`slots(depth)`, one wave) hold every tile, else the middle one (several waves either
-    /// way). 4096²: 128 tiles take depth 32 at one block per SM, 22.3 µs against 23.1 at 16 and
-    /// `TVec4`'s 25.2; 8192²: 256 tiles, depth 16 67.7 against 69.0 at 32 (H200, 2026-11-22).
-    pub fn stripes_depth(tiles: usize, slots: impl Fn(u32) -> usize) -> u32 {
-        let mut depths = SGEMV_T_STRIPE_DEPTHS.iter().rev();
-        depths.find(|&&d| tiles <= slots(d)).copied().unwrap_or(SGEMV_T_STRIPE_DEPTHS[1])
+    /// (`slots(depth)`, one wave) hold every tile; None when none does. 4096²: 128 tiles take
+    /// depth 32 at one block per SM, 22.3 µs against 23.1 at 16 and `TVec4`'s 25.2; 8192²: 256
+    /// tiles, depth 16 67.7 against 69.0 at 32 (H200, 2026-11-22).
+    pub fn stripes_depth(tiles: usize, slots: impl Fn(u32) -> usize) -> Option<u32> {
+        SGEMV_T_STRIPE_DEPTHS.iter().rev().find(|&&d| tiles <= slots(d)).copied()
     }
 
     /// The product this kernel computes.
@@ -446,14 +466,14 @@ impl SgemvKernel {
             SgemvKernel::TStripes(depth) => {
                 let block = SGEMV_T_BLOCK;
                 let warps = (block / WARP_SIZE) as usize;
-                let tiles = div_ceil(n.max(1), WARP_SIZE as usize);
+                let tiles = shape.stripes_tiles().max(1);
                 let target = (resident_blocks(block, sm_count, max_threads_per_sm) * SGEMV_T_WAVES) as usize;
                 // Every warp gets at least one full batch of rows per split.
                 let splits = (target / tiles).clamp(1, (m / (depth as usize * warps)).max(1));
                 let rows_per_split = div_ceil(m, splits).max(1);
                 let splits = div_ceil(m, rows_per_split).max(1);
                 let grid = fits("column tiles · splits (transposed grid)", tiles * splits)?;
-                Ok(plan(name, block, grid, splits, tiles, vec![rows_per_split]))
+                Ok(plan(name, block, grid, splits, tiles, vec![rows_per_split, shape.stripes_shift()]))
             }
             SgemvKernel::StagedRows => {
                 let block = SGEMV_STAGED_BLOCK;
@@ -523,7 +543,9 @@ pub fn validate_sgemv_op(
 
 impl GpuStream {
     /// The kernel `Auto` runs for `shape` on this device: [`SgemvKernel::choose`], with the depth
-    /// of `TStripes` from the blocks of each depth the device keeps resident.
+    /// of `TStripes` from the blocks of each depth the device keeps resident. Tiles past every
+    /// depth's one wave take `TVec4` where rows are float4 aligned (16384²: 247.5 µs against
+    /// 253.1 at depth 16, H200), else depth 16.
     pub fn sgemv_auto(&self, shape: &SgemvShape) -> Result<SgemvKernel> {
         let kernel = SgemvKernel::choose(shape);
         if let SgemvKernel::TStripes(_) = kernel {
@@ -532,9 +554,12 @@ impl GpuStream {
                 let entry = sgemv_entry(SgemvKernel::TStripes(d).index());
                 *s = (self.blocks_per_sm(entry, SGEMV_T_BLOCK)? * self.sm_count()) as usize;
             }
-            let tiles = div_ceil(shape.n, WARP_SIZE as usize);
             let slots_of = |d| slots[SGEMV_T_STRIPE_DEPTHS.iter().position(|&x| x == d).expect("a depth")];
-            return Ok(SgemvKernel::TStripes(SgemvKernel::stripes_depth(tiles, slots_of)));
+            return Ok(match SgemvKernel::stripes_depth(shape.stripes_tiles(), slots_of) {
+                Some(depth) => SgemvKernel::TStripes(depth),
+                None if shape.rows_aligned() => SgemvKernel::TVec4,
+                None => SgemvKernel::TStripes(SGEMV_T_STRIPE_DEPTHS[1]),
+            });
         }
         Ok(kernel)
     }

@@ -737,7 +737,7 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
             for &entry in ["sgemv_t_stripes8", "sgemv_t_stripes16", "sgemv_t_stripes32"].iter() {
                 for &splits in [1usize, 2, 3, 4].iter().filter(|&&s| 2 * tiles * s >= sms && tiles * s <= 6 * sms) {
                     let rows_per_split = (m + splits - 1) / splits;
-                    runs.push((entry, vec![rows_per_split], tiles * splits));
+                    runs.push((entry, vec![rows_per_split, 0], tiles * splits));
                 }
             }
             if tiles < sms {
@@ -745,7 +745,7 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 for &per_sm in [1usize, 2].iter() {
                     let splits = (per_sm * sms / tiles).max(1);
                     let rows_per_split = (m + splits - 1) / splits;
-                    runs.push(("sgemv_t_stripes16", vec![rows_per_split], tiles * splits));
+                    runs.push(("sgemv_t_stripes16", vec![rows_per_split, 0], tiles * splits));
                 }
             }
         }

@@ -72,11 +72,11 @@ sgemv_entry! {
     sgemv_t_scalar => transposed::columns::<false>,
         lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_stripes8 => transposed_stripes::columns::<8>,
-        rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+        rows_per_split: usize, shift: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_stripes16 => transposed_stripes::columns::<16>,
-        rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+        rows_per_split: usize, shift: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_stripes32 => transposed_stripes::columns::<32>,
-        rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+        rows_per_split: usize, shift: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_stream_vec4 => transposed_stream::columns::<true>;
     sgemv_t_stream_scalar => transposed_stream::columns::<false>;
 }

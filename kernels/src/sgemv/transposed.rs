@@ -104,31 +104,40 @@ pub unsafe fn columns<const VEC: bool>(
     for c in 0..4 {
         *sums.add(4 * tid + c) = acc[c]; // = group · cols + 4 · lane + c
     }
-    fold_tile(g, cols, groups, tile, sums, stage, partials, counters);
+    fold_tile(g, Tile { cols, groups, index: tile, count: tiles, shift: 0 }, sums, stage, partials, counters);
+}
+
+/// A block's column tile: `cols` columns from `index · cols - shift` (the first tile may start
+/// before column 0), summed by `groups` row groups; `count` tiles in all.
+pub(super) struct Tile {
+    pub cols: usize,
+    pub groups: usize,
+    pub index: usize,
+    pub count: usize,
+    pub shift: usize,
 }
 
 /// The end every transposed kernel shares: `sums` holds each row group's `cols` column sums
 /// (group-major); the block folds the groups in order, and then either stores its tile of y
 /// (one split) or its partials, the tile's last block folding the splits in split order.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(super) unsafe fn fold_tile(
     g: Gemv,
-    cols: usize,
-    groups: usize,
-    tile: usize,
+    t: Tile,
     sums: *mut f32,
     stage: *mut f32,
     partials: *mut f32,
     counters: *mut u32,
 ) {
     let n = g.n;
-    let tiles = (n + cols - 1) / cols;
+    let Tile { cols, groups, index: tile, count: tiles, shift } = t;
     let (split, splits) = (block_idx_x() as usize / tiles, grid_dim_x() as usize / tiles);
     let tid = thread_idx_x() as usize;
     sync_threads();
     let total = fold_columns(cols, groups, stage, |g, c| *sums.add(g * cols + c));
-    let out = tile * cols + tid;
+    // Output column of thread tid < cols; "before column 0" wraps past n.
+    let column = |c: usize| (tile * cols + c).wrapping_sub(shift);
+    let out = column(tid);
     let mine = tid < cols && out < n;
     if splits == 1 {
         if mine {
@@ -140,15 +149,15 @@ pub(super) unsafe fn fold_tile(
         write_volatile(partials.add(split * n + out), total);
     }
     if tile_fold::last_of_tile(counters.add(tile), splits as u32) {
-        let column = |i: usize, c: usize| {
-            let j = tile * cols + c;
+        let partial = |i: usize, c: usize| {
+            let j = column(c);
             if j < n {
                 read_volatile(partials.add(i * n + j))
             } else {
                 0.0
             }
         };
-        let total = fold_columns(cols, splits, stage, column);
+        let total = fold_columns(cols, splits, stage, partial);
         if mine {
             g.store(out, total);
         }

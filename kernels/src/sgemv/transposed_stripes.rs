@@ -1,12 +1,14 @@
 //! `Op::T` with one column per lane and deep row batches: a warp reads 32 consecutive floats of
 //! a row with scalar loads, one coalesced 128-byte stripe of any alignment, and keeps `DEPTH`
 //! rows in flight; each lane loads one of the batch's x values and the warp shares them by
-//! shuffles. Block b owns column tile b % tiles (32 columns) over the rows of split b / tiles;
-//! its warps walk rows w, w + W, … (W warps); the rows past a split's last full batch go in one
-//! masked batch. The end is `transposed`'s: warps fold in order, splits in split order.
-//! Deterministic. Limits: block = `SGEMV_T_BLOCK`, DEPTH ≤ 32.
+//! shuffles. Block b owns column tile b % tiles (32 columns, from 32 · tile - shift: when every
+//! row starts equally misaligned, the host shifts the tiles so that each stripe is one aligned
+//! 128-byte line) over the rows of split b / tiles; its warps walk rows w, w + W, … (W warps);
+//! the rows past a split's last full batch go in one masked batch. The end is `transposed`'s:
+//! warps fold in order, splits in split order. Deterministic. Limits: block = `SGEMV_T_BLOCK`,
+//! DEPTH ≤ 32, shift < 32.
 use super::problem::Gemv;
-use super::transposed::fold_tile;
+use super::transposed::{fold_tile, Tile};
 use crate::config::{SGEMV_T_BLOCK, WARP_SIZE};
 use crate::shuffle::shfl_idx_f32;
 use cuda_std::thread::{block_idx_x, thread_idx_x};
@@ -15,17 +17,24 @@ const LANES: usize = WARP_SIZE as usize;
 const WARPS: usize = SGEMV_T_BLOCK as usize / LANES;
 
 /// Thread mapping: thread t is lane t % 32 (column tile · 32 + t % 32) of warp t / 32.
-pub unsafe fn columns<const DEPTH: usize>(g: Gemv, rows_per_split: usize, partials: *mut f32, counters: *mut u32) {
+pub unsafe fn columns<const DEPTH: usize>(
+    g: Gemv,
+    rows_per_split: usize,
+    shift: usize,
+    partials: *mut f32,
+    counters: *mut u32,
+) {
     let Gemv { a, x, m, n, lda, .. } = g;
     let sums = cuda_std::shared_array![f32; SGEMV_T_BLOCK as usize];
     let stage = cuda_std::shared_array![f32; SGEMV_T_BLOCK as usize];
-    let tiles = (n + LANES - 1) / LANES;
+    let tiles = (n + shift + LANES - 1) / LANES;
     let b = block_idx_x() as usize;
     let (tile, split) = (b % tiles, b / tiles);
     let tid = thread_idx_x() as usize;
     let (lane, warp) = (tid % LANES, tid / LANES);
-    // A lane past n reads column n - 1 (a valid address; n ≥ 1) and its sum is never stored.
-    let col = core::cmp::min(tile * LANES + lane, n - 1);
+    // A lane before column 0 or past n reads column 0 or n - 1 (valid addresses; n ≥ 1) and its
+    // sum is never stored.
+    let col = core::cmp::min((tile * LANES + lane).saturating_sub(shift), n - 1);
     let r1 = core::cmp::min((split + 1) * rows_per_split, m);
     let at = |r: usize| a.add(r * lda + col);
     // Lane j's x: row r + j · WARPS of the batch (lanes past DEPTH reload row r).
@@ -57,5 +66,6 @@ pub unsafe fn columns<const DEPTH: usize>(g: Gemv, rows_per_split: usize, partia
         }
     }
     *sums.add(tid) = acc; // = warp · 32 + lane
-    fold_tile(g, LANES, WARPS, tile, sums, stage, partials, counters);
+    let t = Tile { cols: LANES, groups: WARPS, index: tile, count: tiles, shift };
+    fold_tile(g, t, sums, stage, partials, counters);
 }
