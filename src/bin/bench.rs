@@ -675,31 +675,32 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("|---|---|---|---|---|---|---|---|---|---|");
     use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_WIDE_TILE, VECTOR_UNROLL};
     let sms = gpu.sm_count() as usize;
-    // (m, n, lda - n, op)
-    let cases: [(usize, usize, usize, Op); 19] = [
-        (64, 1 << 20, 0, Op::N),
-        (256, 1 << 20, 0, Op::N),
-        (3, 1 << 20, 0, Op::N),
-        (16384, 16384, 0, Op::N),
-        (4096, 14336, 0, Op::N),
-        (4096, 4096, 0, Op::N),
-        (4096, 4096, 0, Op::T),
-        (4096, 4096, 1, Op::T),
-        (8192, 8192, 0, Op::T),
-        (16384, 16384, 0, Op::T),
-        (1024, 1024, 0, Op::T),
-        (11008, 4096, 0, Op::T),
-        (4096, 11008, 0, Op::T),
-        (14336, 4096, 0, Op::T),
-        (4096, 14336, 0, Op::T),
-        (1 << 20, 16, 0, Op::T),
-        (1 << 20, 16, 1, Op::T),
-        (1 << 20, 64, 0, Op::T),
-        (1000, 1000, 0, Op::T),
+    // (m, n, lda - n, offset of A, op)
+    let cases: [(usize, usize, usize, usize, Op); 20] = [
+        (64, 1 << 20, 0, 0, Op::N),
+        (256, 1 << 20, 0, 0, Op::N),
+        (3, 1 << 20, 0, 0, Op::N),
+        (16384, 16384, 0, 0, Op::N),
+        (4096, 14336, 0, 0, Op::N),
+        (4096, 4096, 0, 0, Op::N),
+        (4096, 4096, 0, 0, Op::T),
+        (4096, 4096, 1, 0, Op::T),
+        (4096, 4096, 0, 1, Op::T),
+        (8192, 8192, 0, 0, Op::T),
+        (16384, 16384, 0, 0, Op::T),
+        (1024, 1024, 0, 0, Op::T),
+        (11008, 4096, 0, 0, Op::T),
+        (4096, 11008, 0, 0, Op::T),
+        (14336, 4096, 0, 0, Op::T),
+        (4096, 14336, 0, 0, Op::T),
+        (1 << 20, 16, 0, 0, Op::T),
+        (1 << 20, 16, 1, 0, Op::T),
+        (1 << 20, 64, 0, 0, Op::T),
+        (1000, 1000, 0, 0, Op::T),
     ];
-    for &(m, n, pad, op) in cases.iter() {
+    for &(m, n, pad, off, op) in cases.iter() {
         let lda = n + pad;
-        let a_len = (m - 1) * lda + n;
+        let a_len = off + (m - 1) * lda + n;
         let a = buffers(rotation(gpu, 4 * a_len), a_len, |i| ((i % 13) as f32 - 6.0) * 0.125)?;
         let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
         let x = buffers(1, x_len, |i| (i % 5) as f32 * 0.25)?;
@@ -724,12 +725,12 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
             }
         } else {
             // The plan `TVec4` / `TScalar` get, with the blocks the device keeps resident.
-            let old = if pad == 0 && n % 4 == 0 { SgemvKernel::TVec4 } else { SgemvKernel::TScalar };
+            let old = if pad == 0 && off == 0 && n % 4 == 0 { SgemvKernel::TVec4 } else { SgemvKernel::TScalar };
             let f = module.get_function(old.entry_point()).map_err(Error::cuda("cuModuleGetFunction"))?;
             let per_sm = f
                 .max_active_blocks_per_multiprocessor(SGEMV_T_BLOCK.into(), 0)
                 .map_err(Error::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
-            let shape = SgemvShape { op, m, n, lda, a_addr: 0, x_addr: 0 };
+            let shape = SgemvShape { op, m, n, lda, a_addr: 4 * off as u64, x_addr: 0 };
             let p = old.plan(&shape, sms as u32, per_sm * SGEMV_T_BLOCK)?;
             runs.push((old.entry_point(), p.args, p.grid as usize));
             // Striped: 32-column tiles × 1 to 4 row splits, at three depths.
@@ -738,6 +739,11 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 for &splits in [1usize, 2, 3, 4].iter().filter(|&&s| 2 * tiles * s >= sms && tiles * s <= 6 * sms) {
                     let rows_per_split = (m + splits - 1) / splits;
                     runs.push((entry, vec![rows_per_split, 0], tiles * splits));
+                    if shape.stripes_shift() > 0 && splits == 1 {
+                        // The same with the tiles shifted onto aligned lines.
+                        let tiles = shape.stripes_tiles();
+                        runs.push((entry, vec![rows_per_split, shape.stripes_shift()], tiles));
+                    }
                 }
             }
             if tiles < sms {
@@ -757,10 +763,11 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
             let (pp, cp) = (partials[0].as_device_ptr().as_raw(), counters[0].as_device_ptr().as_raw());
             let (alpha, beta) = (1.0f32, 0.0f32);
             let mut call = |i: usize| {
-                let ap = a[i % a.len()].as_device_ptr().as_raw();
+                let ap = a[i % a.len()].as_device_ptr().as_raw() + 4 * off as u64;
+                let a_view = a_len - off;
                 let mut args = vec![
                     arg(&ap),
-                    arg(&a_len),
+                    arg(&a_view),
                     arg(&xp),
                     arg(&x_len),
                     arg(&m),
