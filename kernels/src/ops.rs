@@ -23,6 +23,9 @@ pub trait Element: Copy {
 
 /// How one element (and one 16-byte vector of them) folds into an accumulator.
 pub trait Fold<E: Element>: ReduceOp {
+    /// Whether the vectorized loop issues the next batch's loads before folding this one: for
+    /// folds whose arithmetic would otherwise hold the next loads back (byte minmax).
+    const PREFETCH: bool = false;
     fn fold(acc: Self::Acc, e: E) -> Self::Acc;
     #[inline(always)]
     fn fold_vec(mut acc: Self::Acc, w: &[u32; 4]) -> Self::Acc {

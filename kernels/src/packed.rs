@@ -8,6 +8,8 @@ use crate::ops::{Element, Fold, MinMax, Ordered};
 
 /// An element type whose minmax folds a batch of four 16-byte vectors at once.
 pub trait PackedMinMax: Ordered + Element {
+    /// See [`Fold::PREFETCH`]: the packed byte forms spend about 100 instructions per batch.
+    const PREFETCH: bool = false;
     /// (min, max) of `acc` and every element of the four vectors.
     #[inline(always)]
     fn minmax_vec4(mut acc: Pair<Self>, v: &[[u32; 4]; 4]) -> Pair<Self> {
@@ -82,6 +84,7 @@ fn byte_minmax(lo: u8, hi: u8, v: &[[u32; 4]; 4], flip: u32) -> (u8, u8) {
 }
 
 impl PackedMinMax for u8 {
+    const PREFETCH: bool = true;
     #[inline(always)]
     fn minmax_vec4(acc: Pair<u8>, v: &[[u32; 4]; 4]) -> Pair<u8> {
         let (min, max) = byte_minmax(acc.min, acc.max, v, 0);
@@ -90,6 +93,7 @@ impl PackedMinMax for u8 {
 }
 
 impl PackedMinMax for i8 {
+    const PREFETCH: bool = true;
     #[inline(always)]
     fn minmax_vec4(acc: Pair<i8>, v: &[[u32; 4]; 4]) -> Pair<i8> {
         let (min, max) = byte_minmax(acc.min as u8 ^ 0x80, acc.max as u8 ^ 0x80, v, 0x8080_8080);
@@ -99,6 +103,7 @@ impl PackedMinMax for i8 {
 
 /// MinMax folds through the packed forms (see [`PackedMinMax`]).
 impl<T: PackedMinMax> Fold<T> for MinMax<T> {
+    const PREFETCH: bool = T::PREFETCH;
     #[inline(always)]
     fn fold(acc: Pair<T>, e: T) -> Pair<T> {
         Pair { min: T::min2(acc.min, e), max: T::max2(acc.max, e) }

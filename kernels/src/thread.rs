@@ -68,13 +68,29 @@ pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
     }
     let vecs = base.add(head) as *const [u32; 4];
     let unroll = VECTOR_UNROLL as usize;
+    let batch = |i: usize| {
+        [
+            load_v4(vecs.add(i)),
+            load_v4(vecs.add(i + stride)),
+            load_v4(vecs.add(i + 2 * stride)),
+            load_v4(vecs.add(i + 3 * stride)),
+        ]
+    };
     let mut i = gid;
+    if O::PREFETCH && i + (unroll - 1) * stride < nvec {
+        // The same batches in the same order, each one's loads issued before the last is folded.
+        let mut current = batch(i);
+        i += unroll * stride;
+        while i + (unroll - 1) * stride < nvec {
+            let next = batch(i);
+            acc = O::fold_vec4(acc, &current);
+            current = next;
+            i += unroll * stride;
+        }
+        acc = O::fold_vec4(acc, &current);
+    }
     while i + (unroll - 1) * stride < nvec {
-        let v0 = load_v4(vecs.add(i));
-        let v1 = load_v4(vecs.add(i + stride));
-        let v2 = load_v4(vecs.add(i + 2 * stride));
-        let v3 = load_v4(vecs.add(i + 3 * stride));
-        acc = O::fold_vec4(acc, &[v0, v1, v2, v3]);
+        acc = O::fold_vec4(acc, &batch(i));
         i += unroll * stride;
     }
     while i < nvec {
