@@ -442,7 +442,6 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             (true, false) => SgemvKernel::TStreamScalar,
             _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(32),
             (false, true) => SgemvKernel::TVec4,
-            (false, false) if n <= 32 => SgemvKernel::TStagedRows,
             (false, false) => SgemvKernel::TScalar,
         };
         assert_eq!(auto_t, want_t, "Op::T {}x{}", m, n);
@@ -454,7 +453,6 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             let want = match n {
                 _ if n >= 1 << 19 => SgemvKernel::TStreamScalar,
                 _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(32),
-                _ if n <= 32 => SgemvKernel::TStagedRows,
                 _ => SgemvKernel::TScalar,
             };
             assert_eq!(k_t, want, "Op::T {} x {} lda {}", m, n, lda);
@@ -462,11 +460,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
     }
     assert_eq!(choose(Op::N, 1 << 20, 1000, 1000, 0x1000), SgemvKernel::WarpRowsVec4);
     assert_eq!(choose(Op::N, 1 << 20, 1000, 1001, 0x1000), SgemvKernel::WarpRowsScalar);
-    assert_eq!(choose(Op::T, 1 << 20, 16, 16, 0x1004), SgemvKernel::TStagedRows);
-    // Staged Op::T only while the gap between rows is under one sector, as for Op::N.
-    assert_eq!(choose(Op::T, 1 << 20, 16, 16 + 7, 0x1000), SgemvKernel::TStagedRows);
-    assert_eq!(choose(Op::T, 1 << 20, 16, 16 + 9, 0x1000), SgemvKernel::TScalar);
-    assert_eq!(choose(Op::T, 1 << 20, 33, 33, 0x1000), SgemvKernel::TScalar);
+    assert_eq!(choose(Op::T, 1 << 20, 16, 16, 0x1004), SgemvKernel::TScalar);
     // Op::T from SGEMV_T_STRIPES_MIN_N on reads stripes, any alignment.
     assert_eq!(choose(Op::T, 9, SGEMV_T_STRIPES_MIN_N - 4, SGEMV_T_STRIPES_MIN_N, 0x1000), SgemvKernel::TVec4);
     assert_eq!(choose(Op::T, 9, SGEMV_T_STRIPES_MIN_N, SGEMV_T_STRIPES_MIN_N + 1, 0x1004), SgemvKernel::TStripes(32));
@@ -649,24 +643,6 @@ fn sgemv_split_plans_cover_every_output() {
         }
     }
     assert_eq!(sgemv_staged_rows(16, 17), 240);
-    // Op::T staged: the same tiles over at most two blocks per SM (and the resident ones),
-    // every block the same count; one block when there are no rows.
-    for &m in [0usize, 1, 240, 241, 4369 * 240 + 1, 1 << 20].iter() {
-        for &(sms, threads) in [(1u32, 256u32), (132, 512), (132, 2048)].iter() {
-            let p = SgemvKernel::TStagedRows.plan(&op_shape(Op::T, m, 16, 17, 0x1004), sms, threads).unwrap();
-            let tiles = (m + 239) / 240;
-            let cap = ((threads / 256) as usize).min(2) * sms as usize;
-            assert!(
-                p.grid >= 1 && p.grid as usize <= cap.max(1) && p.grid as usize <= tiles.max(1),
-                "m {}: {:?}",
-                m,
-                p
-            );
-            assert_eq!((p.splits, p.tiles), (p.grid as usize, 1), "{:?}", p);
-            let per_block = (tiles + p.grid as usize - 1) / p.grid as usize;
-            assert!(tiles == 0 || (p.grid as usize - 1) * per_block < tiles, "m {}: a block without tiles", m);
-        }
-    }
     // Few wide rows are split over the whole device; tall ones over rows.
     let resident = cudakernels::launch::resident_blocks(SGEMV_SPLIT_BLOCK, 132, 2048) as usize;
     let p = SgemvKernel::SplitKVec4.plan(&op_shape(Op::N, 64, 1 << 20, 1 << 20, 0x1000), 132, 2048).unwrap();

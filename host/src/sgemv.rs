@@ -8,10 +8,10 @@ use cust::memory::DeviceSlice;
 use kernels::config::{
     sgemv_staged_rows, sgemv_wide_stride, SGEMV_BLOCK, SGEMV_ENTRIES, SGEMV_ROWS_PER_WARP, SGEMV_ROW_BLOCK,
     SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK, SGEMV_SPLIT_WAVES, SGEMV_STAGED_BLOCK, SGEMV_STAGED_MAX_GAP,
-    SGEMV_STAGED_MAX_N, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STAGED_PER_SM,
-    SGEMV_T_STREAM_BLOCK, SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_STRIPES_MIN_N, SGEMV_T_STRIPE_DEPTHS,
-    SGEMV_T_WAVES, SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_MIN_M, SGEMV_WIDE_N, SGEMV_WIDE_ROWS,
-    SGEMV_WIDE_ROWS_N, SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
+    SGEMV_STAGED_MAX_N, SGEMV_T_BLOCK, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_BLOCK,
+    SGEMV_T_STREAM_N, SGEMV_T_STREAM_VECS, SGEMV_T_STRIPES_MIN_N, SGEMV_T_STRIPE_DEPTHS, SGEMV_T_WAVES,
+    SGEMV_VEC4_COLS, SGEMV_WIDE_BLOCK, SGEMV_WIDE_MIN_M, SGEMV_WIDE_N, SGEMV_WIDE_ROWS, SGEMV_WIDE_ROWS_N,
+    SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES, VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -75,9 +75,6 @@ pub enum SgemvKernel {
     /// stripe of a row, with `depth` ∈ {8, 16, 32} rows in flight per thread; 32-column tiles ×
     /// row splits as `TVec4`.
     TStripes(u32),
-    /// [`Op::T`], n ≤ `SGEMV_STAGED_MAX_N`, any alignment: `StagedRows`'s tiles (x's run staged
-    /// too), a lane per column; the blocks' partials fold in order in the last block.
-    TStagedRows,
     /// [`Op::T`] for wide matrices: each thread owns `SGEMV_T_STREAM_VECS` float4 columns and
     /// walks every row (no row split, no partials) (aligned A, lda % 4 == 0, n % 4 == 0).
     TStreamVec4,
@@ -179,7 +176,7 @@ pub struct SgemvPlan {
 
 impl SgemvKernel {
     /// Every kernel that can be named (all but `Auto`).
-    pub const EXPLICIT: [SgemvKernel; 28] = [
+    pub const EXPLICIT: [SgemvKernel; 27] = [
         SgemvKernel::N32,
         SgemvKernel::N128,
         SgemvKernel::RowsPerWarp(2),
@@ -205,7 +202,6 @@ impl SgemvKernel {
         SgemvKernel::TStripes(8),
         SgemvKernel::TStripes(16),
         SgemvKernel::TStripes(32),
-        SgemvKernel::TStagedRows,
         SgemvKernel::TStreamVec4,
         SgemvKernel::TStreamScalar,
     ];
@@ -214,8 +210,7 @@ impl SgemvKernel {
     /// ([`SgemvKernel::stripes_depth`]). `Op::T`: n ≥ `SGEMV_T_STREAM_N` streams (`TStreamVec4`
     /// when A's rows are float4 aligned: A 16-byte aligned, lda and n multiples of 4; else
     /// `TStreamScalar`), n ≥ `SGEMV_T_STRIPES_MIN_N` takes `TStripes` (deepest), narrower n
-    /// `TVec4` or `TScalar` by the same test, except rows of n ≤ `SGEMV_STAGED_MAX_N` that float4
-    /// loads cannot take with lda - n < `SGEMV_STAGED_MAX_GAP`: `TStagedRows`. `Op::N`, by n:
+    /// `TVec4` or `TScalar` by the same test. `Op::N`, by n:
     ///
     /// | n | float4 (A, x aligned, lda % 4 == 0) | otherwise |
     /// |---|---|---|
@@ -231,12 +226,10 @@ impl SgemvKernel {
         let n = shape.n;
         let vec = shape.vector_aligned();
         if shape.op == Op::T {
-            let staged = (1..=SGEMV_STAGED_MAX_N).contains(&n) && shape.lda - n < SGEMV_STAGED_MAX_GAP;
             return match (n >= SGEMV_T_STREAM_N, shape.rows_aligned()) {
                 (true, true) => SgemvKernel::TStreamVec4,
                 (true, false) => SgemvKernel::TStreamScalar,
                 _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(SGEMV_T_STRIPE_DEPTHS[2]),
-                (false, false) if staged => SgemvKernel::TStagedRows,
                 (false, true) => SgemvKernel::TVec4,
                 (false, false) => SgemvKernel::TScalar,
             };
@@ -274,7 +267,6 @@ impl SgemvKernel {
             SgemvKernel::TVec4
             | SgemvKernel::TScalar
             | SgemvKernel::TStripes(_)
-            | SgemvKernel::TStagedRows
             | SgemvKernel::TStreamVec4
             | SgemvKernel::TStreamScalar => Op::T,
             _ => Op::N,
@@ -293,8 +285,8 @@ impl SgemvKernel {
                 return unsupported(format!("{:?} with n = {} (needs n % 4 == 0)", self, shape.n))
             }
             SgemvKernel::N32 if shape.n > 32 => return unsupported(format!("N32 with n = {} > 32", shape.n)),
-            SgemvKernel::StagedRows | SgemvKernel::TStagedRows if shape.n > SGEMV_STAGED_MAX_N => {
-                return unsupported(format!("{:?} with n = {} > {}", self, shape.n, SGEMV_STAGED_MAX_N))
+            SgemvKernel::StagedRows if shape.n > SGEMV_STAGED_MAX_N => {
+                return unsupported(format!("StagedRows with n = {} > {}", shape.n, SGEMV_STAGED_MAX_N))
             }
             SgemvKernel::N128 if shape.n > 128 || shape.n % 4 != 0 => {
                 return unsupported(format!("N128 with n = {} (needs n ≤ 128, n % 4 == 0)", shape.n))
@@ -375,7 +367,7 @@ impl SgemvKernel {
             SgemvKernel::TVec4 | SgemvKernel::TScalar | SgemvKernel::TStripes(_) => SGEMV_T_BLOCK,
             SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => SGEMV_T_STREAM_BLOCK,
             SgemvKernel::BlockPerRow => SGEMV_ROW_BLOCK,
-            SgemvKernel::StagedRows | SgemvKernel::TStagedRows => SGEMV_STAGED_BLOCK,
+            SgemvKernel::StagedRows => SGEMV_STAGED_BLOCK,
             _ => SGEMV_BLOCK,
         }
     }
@@ -393,7 +385,6 @@ impl SgemvKernel {
                 | SgemvKernel::TVec4
                 | SgemvKernel::TScalar
                 | SgemvKernel::TStripes(_)
-                | SgemvKernel::TStagedRows
                 | SgemvKernel::TStreamVec4
                 | SgemvKernel::TStreamScalar
         )
@@ -492,15 +483,6 @@ impl SgemvKernel {
                 // fewer), at most the resident ones: no tail of single late tiles.
                 let grid = div_ceil(tiles, div_ceil(tiles, resident));
                 Ok(plan(name, block, grid as u32, 1, 0, Vec::new()))
-            }
-            SgemvKernel::TStagedRows => {
-                let block = SGEMV_STAGED_BLOCK;
-                let tiles = div_ceil(m, sgemv_staged_rows(n, shape.lda));
-                let resident = resident_blocks(block, sm_count, max_threads_per_sm).max(1);
-                let cap = resident.min(SGEMV_T_STAGED_PER_SM * sm_count) as usize;
-                // Every block the same count of tiles (the last maybe fewer); at least one block.
-                let grid = div_ceil(tiles, div_ceil(tiles, cap).max(1)).max(1);
-                Ok(plan(name, block, grid as u32, grid, 1, Vec::new()))
             }
             SgemvKernel::TStreamVec4 | SgemvKernel::TStreamScalar => {
                 let block = SGEMV_T_STREAM_BLOCK;

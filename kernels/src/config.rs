@@ -73,7 +73,7 @@ pub const SGEMV_ROWS_PER_WARP: [u32; 3] = [2, 4, 8];
 /// cols / 4 lanes per row, 128 / cols rows per warp step. 128 is `sgemv_n128`.
 pub const SGEMV_VEC4_COLS: [u32; 5] = [4, 8, 16, 32, 64];
 /// sgemv entry points, in the order of the host's `SgemvKernel::EXPLICIT`.
-pub const SGEMV_ENTRIES: [&str; 28] = [
+pub const SGEMV_ENTRIES: [&str; 27] = [
     "sgemv_n32",
     "sgemv_n128",
     "sgemv_rows2",
@@ -99,7 +99,6 @@ pub const SGEMV_ENTRIES: [&str; 28] = [
     "sgemv_t_stripes8",
     "sgemv_t_stripes16",
     "sgemv_t_stripes32",
-    "sgemv_t_staged_rows",
     "sgemv_t_stream_vec4",
     "sgemv_t_stream_scalar",
 ];
@@ -116,9 +115,6 @@ pub const SGEMV_STAGED_MAX_N: usize = 32;
 /// gap between rows (lda - n) is narrower than this many floats: one 32-byte DRAM sector, which
 /// the row-by-row kernels fetch anyway.
 pub const SGEMV_STAGED_MAX_GAP: usize = 8;
-/// `Op::T` staged rows: resident blocks per SM at most (every block leaves a partial per column,
-/// which the last block folds).
-pub const SGEMV_T_STAGED_PER_SM: u32 = 2;
 /// Staged rows: rows per tile, the most whose span ((rows - 1) · lda + n floats, after up to 3
 /// that align its start) fits the stage; at least 1 for any lda when n ≤ `SGEMV_STAGED_MAX_N`.
 pub const fn sgemv_staged_rows(n: usize, lda: usize) -> usize {

@@ -746,15 +746,6 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                     }
                 }
             }
-            if n <= 32 {
-                let staged = SgemvKernel::TStagedRows;
-                let f = module.get_function(staged.entry_point()).map_err(Error::cuda("cuModuleGetFunction"))?;
-                let per_sm = f
-                    .max_active_blocks_per_multiprocessor(staged.block().into(), 0)
-                    .map_err(Error::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
-                let p = staged.plan(&shape, sms as u32, per_sm * staged.block())?;
-                runs.push((staged.entry_point(), p.args, p.grid as usize));
-            }
             if tiles < sms {
                 // Few tiles: splits to fill the device once or twice.
                 for &per_sm in [1usize, 2].iter() {

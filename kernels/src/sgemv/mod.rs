@@ -77,7 +77,6 @@ sgemv_entry! {
         rows_per_split: usize, shift: usize, partials: *mut f32, counters: *mut u32;
     sgemv_t_stripes32 => transposed_stripes::columns::<32>,
         rows_per_split: usize, shift: usize, partials: *mut f32, counters: *mut u32;
-    sgemv_t_staged_rows => staged_rows::columns, partials: *mut f32, counters: *mut u32;
     sgemv_t_stream_vec4 => transposed_stream::columns::<true>;
     sgemv_t_stream_scalar => transposed_stream::columns::<false>;
 }
