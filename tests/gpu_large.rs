@@ -134,7 +134,8 @@ fn sgemv_past_2_pow_32(gpu: &Gpu, m: usize, n: usize, kernels: &[SgemvKernel], r
 
 /// `Op::T` over an m × n A (lda = n) of more than 2^32 elements: A is 0.5 except random rows at
 /// both ends, with entries in {-1, -0.5, 0, 0.5, 1}, and x in {-1, 0, 1}. Every partial sum is
-/// then a multiple of 0.5 below 2^21, exact in f32 in any order: y must equal the reference.
+/// then a multiple of 0.5, exact in f32 in any order while below 2^23 (a random walk over m ≤
+/// 2^29 steps stays far below): y must equal the reference.
 fn sgemv_t_past_2_pow_32(gpu: &Gpu, m: usize, n: usize, kernels: &[SgemvKernel], rng: &mut Rng) {
     assert!(m * n > TWO32);
     let edge = 8.min(m);
@@ -184,4 +185,5 @@ fn lengths_past_2_pow_32() {
     sgemv_t_past_2_pow_32(&gpu, (1 << 20) + 3, 4100, &transposed, &mut rng);
     let narrow = [SgemvKernel::Auto, SgemvKernel::RowsPerWarp(2), SgemvKernel::N32, SgemvKernel::StagedRows];
     sgemv_past_2_pow_32(&gpu, (1 << 28) + 5, 16, &narrow, &mut rng);
+    sgemv_t_past_2_pow_32(&gpu, (1 << 28) + 5, 16, &[SgemvKernel::Auto, SgemvKernel::TScalar], &mut rng);
 }
