@@ -19,12 +19,7 @@ const B: usize = SGEMV_T_BLOCK as usize;
 /// fixed order: thread t sums i ≡ t / cols (mod B / cols) in increasing i, four loads at a time,
 /// then threads t < cols fold those sums in order. Column t's total is in thread t < cols.
 #[inline(always)]
-pub(super) unsafe fn fold_columns(
-    cols: usize,
-    count: usize,
-    stage: *mut f32,
-    get: impl Fn(usize, usize) -> f32,
-) -> f32 {
+unsafe fn fold_columns(cols: usize, count: usize, stage: *mut f32, get: impl Fn(usize, usize) -> f32) -> f32 {
     let tid = thread_idx_x() as usize;
     let (c, sub, subs) = (tid % cols, tid / cols, B / cols);
     let mut acc = 0.0f32;
