@@ -1,7 +1,7 @@
 //! Lengths past 2^32: u8 and f32 reductions, every ladder step, and sgemv (both ops) with A of
-//! more than 2^32 elements. Inputs are filled on the device (memset) with distinct values placed past
-//! 2^32, where a 32-bit index would wrap onto the start. One test, run case after case, with
-//! each case's buffers freed before the next (peak about 18 GB of device memory).
+//! more than 2^32 elements. Inputs are filled on the device (memset) with distinct values placed
+//! past 2^32, where a 32-bit index would wrap onto the start. One test, run case after case,
+//! with each case's buffers freed before the next (peak about 18 GB of device memory).
 mod common;
 use common::{download, gpu, Rng, U32};
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
