@@ -466,10 +466,11 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
     assert_eq!(choose(Op::T, 9, SGEMV_T_STRIPES_MIN_N, SGEMV_T_STRIPES_MIN_N + 1, 0x1004), SgemvKernel::TStripes(32));
     // Depth: the deepest whose one wave holds every tile (at 1, 2, 3 blocks per SM for depth
     // 32, 16, 8 on 132 SMs), none past them all.
-    let slots = |d: u32| 132 * [(32, 1), (16, 2), (8, 3)].iter().find(|p| p.0 == d).unwrap().1;
+    assert_eq!(SGEMV_T_STRIPE_DEPTHS, [8, 16, 32]);
+    let slots = [3 * 132, 2 * 132, 132];
     let table = [(1usize, Some(32u32)), (128, Some(32)), (132, Some(32)), (133, Some(16)), (264, Some(16))];
     for &(tiles, want) in table.iter().chain([(265, Some(8)), (396, Some(8)), (397, None)].iter()) {
-        assert_eq!(SgemvKernel::stripes_depth(tiles, slots), want, "{} tiles", tiles);
+        assert_eq!(SgemvKernel::stripes_depth(tiles, &slots), want, "{} tiles", tiles);
     }
     // Stripes shift their tiles to aligned lines when every row starts equally misaligned.
     let t = |lda, a| op_shape(Op::T, 64, 4096, lda, a);

@@ -271,6 +271,12 @@ impl GpuStream {
         Ok(blocks)
     }
 
+    /// Threads of entry point `entry` one SM really keeps resident in blocks of `block`
+    /// (registers may allow fewer than max_threads_per_sm): what launch plans count.
+    pub(crate) fn resident_threads(&self, entry: usize, block: u32) -> Result<u32> {
+        Ok((self.blocks_per_sm(entry, block)? * block).min(self.max_threads_per_sm()))
+    }
+
     /// Makes this device's context current on the calling thread (for the caller's own
     /// allocations and copies, e.g. before `DeviceBuffer::from_slice` on a second device).
     pub fn bind(&self) -> Result<()> {

@@ -254,11 +254,11 @@ impl SgemvKernel {
     }
 
     /// The depth of `TStripes` for `tiles` column tiles: the deepest whose resident blocks
-    /// (`slots(depth)`, one wave) hold every tile; None when none does. 4096²: 128 tiles take
-    /// depth 32 at one block per SM, 22.3 µs against 23.1 at 16 and `TVec4`'s 25.2; 8192²: 256
-    /// tiles, depth 16 67.7 against 69.0 at 32 (H200, 2026-11-22).
-    pub fn stripes_depth(tiles: usize, slots: impl Fn(u32) -> usize) -> Option<u32> {
-        SGEMV_T_STRIPE_DEPTHS.iter().rev().find(|&&d| tiles <= slots(d)).copied()
+    /// (`slots[i]` for `SGEMV_T_STRIPE_DEPTHS[i]`, one wave) hold every tile; None when none
+    /// does. 4096²: 128 tiles take depth 32 at one block per SM, 22.3 µs against 23.1 at 16 and
+    /// `TVec4`'s 25.2; 8192²: 256 tiles, depth 16 67.7 against 69.0 at 32 (H200, 2026-11-22).
+    pub fn stripes_depth(tiles: usize, slots: &[usize]) -> Option<u32> {
+        SGEMV_T_STRIPE_DEPTHS.iter().zip(slots).rev().find(|&(_, &s)| tiles <= s).map(|(&d, _)| d)
     }
 
     /// The product this kernel computes.
@@ -554,8 +554,7 @@ impl GpuStream {
                 let entry = sgemv_entry(SgemvKernel::TStripes(d).index());
                 *s = (self.blocks_per_sm(entry, SGEMV_T_BLOCK)? * self.sm_count()) as usize;
             }
-            let slots_of = |d| slots[SGEMV_T_STRIPE_DEPTHS.iter().position(|&x| x == d).expect("a depth")];
-            return Ok(match SgemvKernel::stripes_depth(shape.stripes_tiles(), slots_of) {
+            return Ok(match SgemvKernel::stripes_depth(shape.stripes_tiles(), &slots) {
                 Some(depth) => SgemvKernel::TStripes(depth),
                 None if shape.rows_aligned() => SgemvKernel::TVec4,
                 None => SgemvKernel::TStripes(SGEMV_T_STRIPE_DEPTHS[1]),
@@ -564,13 +563,11 @@ impl GpuStream {
         Ok(kernel)
     }
 
-    /// The launch of `kernel` (not `Auto`) for `shape` on this device, planned with the blocks
-    /// the device really keeps resident (registers may allow fewer than max_threads_per_sm /
-    /// block).
+    /// The launch of `kernel` (not `Auto`) for `shape` on this device, planned with the threads
+    /// the device really keeps resident.
     pub fn sgemv_plan(&self, kernel: SgemvKernel, shape: &SgemvShape) -> Result<SgemvPlan> {
-        let block = kernel.block();
-        let resident_threads = self.blocks_per_sm(sgemv_entry(kernel.index()), block)? * block;
-        kernel.plan(shape, self.sm_count(), resident_threads.min(self.max_threads_per_sm()))
+        let resident_threads = self.resident_threads(sgemv_entry(kernel.index()), kernel.block())?;
+        kernel.plan(shape, self.sm_count(), resident_threads)
     }
 
     /// Enqueues `y = alpha · op(A) x + beta · y` (A row-major m×n, `opts.lda` ≥ n; `opts.op`)

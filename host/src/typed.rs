@@ -68,9 +68,8 @@ fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
     let bytes = input.len() * std::mem::size_of::<T>();
     let (block, grain) = fast_launch(bytes);
     let gpu = q.gpu();
-    // The blocks the device really keeps resident (byte minmax's prefetch takes registers).
-    let resident_threads = (gpu.blocks_per_sm(entry, block)? * block).min(gpu.max_threads_per_sm());
-    let grid = vectorized_grid(bytes, block, grain, gpu.sm_count(), resident_threads);
+    // Byte minmax's prefetch takes registers: plan with the threads really resident.
+    let grid = vectorized_grid(bytes, block, grain, gpu.sm_count(), gpu.resident_threads(entry, block)?);
     // Partials hold one accumulator per block; a MinMax is at most two of them.
     let partials = q.partials(grid as usize * 2 * std::mem::size_of::<A>())?;
     let counter = q.counter();
