@@ -4,7 +4,7 @@
 mod common;
 
 use common::{download, Rng, U32};
-use cudakernels::cust::memory::DeviceBuffer;
+use cudakernels::cust::memory::{CopyDestination, DeviceBuffer};
 use cudakernels::multi::{shard_ranges, upload};
 use cudakernels::nccl::Nccl;
 use cudakernels::{Error, MultiGpu, RowShard, SgemvOptions};
@@ -201,6 +201,94 @@ fn row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere() {
             }
         }
     }
+}
+
+#[test]
+fn captured_row_sharded_sgemv_replays_with_new_inputs() {
+    let m = match multi("captured_row_sharded_sgemv_replays_with_new_inputs") {
+        Some(m) => m,
+        None => return,
+    };
+    let mut rng = Rng::fresh("multi_sgemv_graph");
+    let opts = SgemvOptions { alpha: 1.5, beta: -0.5, ..SgemvOptions::default() };
+    // (1000, 130): uneven rows of an odd width; (3000, 4096): Auto splits the rows' sums, so
+    // the graph's streams hold grown partials scratch.
+    for &(rows_total, n) in [(1000usize, 130usize), (3000, 4096)].iter() {
+        let lens = uneven(rows_total, m.ranks());
+        let a: Vec<f32> = (0..rows_total * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+        let a_shards = shards_of(&m, &a, &lens.iter().map(|l| l * n).collect::<Vec<_>>());
+        let mut xs: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &vec![f32::NAN; n]).unwrap()).collect();
+        let mut ys: Vec<DeviceBuffer<f32>> =
+            m.gpus().iter().zip(&lens).map(|(g, &l)| upload(g, &vec![f32::NAN; l]).unwrap()).collect();
+        let mut shards: Vec<RowShard> = a_shards
+            .iter()
+            .zip(xs.iter_mut())
+            .zip(ys.iter_mut())
+            .zip(&lens)
+            .map(|(((a, x), y), &rows)| RowShard { rows, a: a.as_slice(), x, y })
+            .collect();
+        let mut graph = m.capture_sgemv_rows(n, &mut shards, opts).unwrap();
+        for replay in 0..3 {
+            // New inputs each replay: x on rank 0 (the others' x poisoned), y for beta.
+            let x: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+            let y0: Vec<f32> = (0..rows_total).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+            let mut start = 0;
+            for (r, shard) in graph.shards().iter_mut().enumerate() {
+                m.gpus()[r].bind().unwrap();
+                shard.x.copy_from(&if r == 0 { x.clone() } else { vec![f32::NAN; n] }[..]).unwrap();
+                shard.y.copy_from(&y0[start..start + shard.rows]).unwrap();
+                start += shard.rows;
+            }
+            graph.launch().unwrap();
+            m.synchronize().unwrap();
+            let mut row = 0;
+            for (r, shard) in graph.shards().iter().enumerate() {
+                let gpu = &m.gpus()[r];
+                gpu.bind().unwrap();
+                assert_eq!(download(gpu, shard.x), x, "rank {} replay {}: x was not broadcast", r, replay);
+                for (i, &g) in download(gpu, shard.y).iter().enumerate() {
+                    let products = a[row * n..(row + 1) * n].iter().zip(&x).map(|(&p, &q)| p as f64 * q as f64);
+                    let (dot, bound) = products.fold((0.0, 0.0), |(s, b), p| (s + p, b + f64::abs(p)));
+                    let want = 1.5 * dot - 0.5 * y0[row] as f64;
+                    let tol =
+                        2.0 * ((n + 31) / 32 + 16) as f64 * U32 * (1.5 * bound + 0.5 * y0[row].abs() as f64) + 1e-30;
+                    assert!(
+                        (g as f64 - want).abs() <= tol,
+                        "rank {} row {} (local {}) replay {}: {} vs {} (seed {})",
+                        r,
+                        row,
+                        i,
+                        replay,
+                        g,
+                        want,
+                        rng.seed
+                    );
+                    row += 1;
+                }
+            }
+        }
+        drop(graph);
+        // The shards work eagerly again after the graph is gone.
+        m.sgemv_rows(n, &mut shards, SgemvOptions::default()).unwrap();
+        m.synchronize().unwrap();
+    }
+    // A bad shard is a typed error, and no stream is left capturing.
+    let mut shard_x: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &[1.0f32; 4]).unwrap()).collect();
+    let a: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &[1.0f32; 8]).unwrap()).collect();
+    let mut ys: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &[0.0f32; 3]).unwrap()).collect();
+    let mut shards: Vec<RowShard> = a
+        .iter()
+        .zip(shard_x.iter_mut())
+        .zip(ys.iter_mut())
+        .map(|((a, x), y)| RowShard { rows: 2, a: a.as_slice(), x, y })
+        .collect();
+    assert!(matches!(
+        m.capture_sgemv_rows(4, &mut shards, SgemvOptions::default()),
+        Err(Error::LengthMismatch { what: "y", expected: 2, actual: 3 })
+    ));
+    let ones: Vec<DeviceBuffer<u32>> = m.gpus().iter().map(|g| upload(g, &[1u32, 2, 3]).unwrap()).collect();
+    let views: Vec<_> = ones.iter().map(|b| b.as_slice()).collect();
+    assert_eq!(m.sum(&views).unwrap(), vec![6 * m.ranks() as u64; m.ranks()]);
 }
 
 #[test]

@@ -440,14 +440,22 @@ fn value_breakdown(gpu: &Gpu, x: &DeviceBuffer<f32>, want: f32, log_n: usize) ->
 /// n = 128), on GPU 0 alone and on every GPU; aggregate GB/s, scaling, and the join alone
 /// (1-element shards: the shard reductions' launches, the NCCL gather and the folds).
 fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    /// Calls per sgemv figure, one at a time (the median is reported).
+    const SGEMV_CALLS: usize = 50;
     let all = cudakernels::open_all()?;
     let ranks = all.ranks();
-    println!("### several GPUs: {} visible, NCCL {} (host clock, median of 20)\n", ranks, all.nccl_version());
+    println!(
+        "### several GPUs: {} visible, NCCL {} (host clock, median of 20; sgemv per call of {})\n",
+        ranks,
+        all.nccl_version(),
+        SGEMV_CALLS
+    );
     println!("| what | GPUs | per GPU | µs | aggregate GB/s | % of one GPU's copy × GPUs | scaling |");
     println!("|---|---|---|---|---|---|---|");
     drop(all);
     let counts: Vec<usize> = if ranks > 1 { vec![1, ranks] } else { vec![1] };
     let (mut sum_one, mut sgemv_one, mut sgemv_batch_one) = (0.0, 0.0, 0.0);
+    let (mut graph_one, mut graph_batch_one) = (0.0, 0.0);
     for &k in counts.iter() {
         let m = cudakernels::open_devices(&(0..k as u32).collect::<Vec<_>>())?;
         let n = 1usize << 28;
@@ -491,7 +499,7 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
             .zip(ys.iter_mut())
             .map(|((a, x), y)| RowShard { rows, a: a.as_slice(), x, y })
             .collect();
-        let us = per_call_us(2, 20, || {
+        let us = per_call_us(2, SGEMV_CALLS, || {
             m.sgemv_rows(cols, &mut shards, SgemvOptions::default())?;
             m.synchronize().map(|_| true)
         })?
@@ -523,6 +531,39 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
             100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
             sgemv_batch_one * k as f64 / us
         );
+        // The same call recorded once as a CUDA graph per GPU and replayed: one launch per GPU
+        // instead of the NCCL enqueue and the kernel launches.
+        let mut graph = m.capture_sgemv_rows(cols, &mut shards, SgemvOptions::default())?;
+        let us = per_call_us(2, SGEMV_CALLS, || {
+            graph.launch()?;
+            m.synchronize().map(|_| true)
+        })?
+        .0;
+        if k == 1 {
+            graph_one = us;
+        }
+        println!(
+            "| sgemv rows, graph replay | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
+            k,
+            us,
+            gbps(bytes, us / 1e3),
+            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
+            graph_one * k as f64 / us
+        );
+        let us = batch_us(&m, || graph.launch())?;
+        if k == 1 {
+            graph_batch_one = us;
+        }
+        println!(
+            "| sgemv rows, graph replay, {} back to back | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
+            BATCH_CALLS,
+            k,
+            us,
+            gbps(bytes, us / 1e3),
+            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
+            graph_batch_one * k as f64 / us
+        );
+        drop(graph);
         drop(shards);
         // Its two parts alone: the NCCL broadcast of x, and the sgemvs with x already in place.
         let us = per_call_us(2, 200, || {
