@@ -9,12 +9,37 @@ use cudakernels::multi::{shard_ranges, upload};
 use cudakernels::nccl::Nccl;
 use cudakernels::{Error, MultiGpu, RowShard, SgemvOptions};
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Every visible GPU joined, or `None` after the skip line (a failure with REQUIRE_GPU=1).
-fn multi(test: &str) -> Option<MultiGpu> {
+/// One test at a time: a CUDA graph capture fails if another thread meanwhile uses the legacy
+/// default stream (the tests' synchronous copies) of a device it captures on.
+static BUSY: AtomicBool = AtomicBool::new(false);
+
+/// Holds [`BUSY`] until dropped.
+struct Serial;
+
+impl Serial {
+    fn take() -> Serial {
+        while BUSY.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        Serial
+    }
+}
+
+impl Drop for Serial {
+    fn drop(&mut self) {
+        BUSY.store(false, Ordering::Release);
+    }
+}
+
+/// The tests' serial lock and every visible GPU joined (bound in this order, the handle is
+/// dropped first), or `None` after the skip line (a failure with REQUIRE_GPU=1).
+fn multi(test: &str) -> Option<(Serial, MultiGpu)> {
+    let serial = Serial::take();
     let required = std::env::var("REQUIRE_GPU").map(|v| v == "1").unwrap_or(false);
     match cudakernels::open_all() {
-        Ok(m) => Some(m),
+        Ok(m) => Some((serial, m)),
         Err(e) if !required => {
             // Past the test harness's capture, as common::gpu prints its skip line.
             let _ = writeln!(std::io::stderr(), "SKIPPED {}: no CUDA device or no NCCL ({})", test, e);
@@ -82,8 +107,8 @@ fn shard_ranges_cover_the_input_evenly() {
 
 #[test]
 fn integer_sums_and_extremes_are_exact_on_every_rank() {
-    let m = match multi("integer_sums_and_extremes_are_exact_on_every_rank") {
-        Some(m) => m,
+    let (_serial, m) = match multi("integer_sums_and_extremes_are_exact_on_every_rank") {
+        Some(v) => v,
         None => return,
     };
     let mut rng = Rng::fresh("multi_integers");
@@ -116,8 +141,8 @@ fn integer_sums_and_extremes_are_exact_on_every_rank() {
 
 #[test]
 fn float_sums_match_f64_and_repeat_bit_for_bit() {
-    let m = match multi("float_sums_match_f64_and_repeat_bit_for_bit") {
-        Some(m) => m,
+    let (_serial, m) = match multi("float_sums_match_f64_and_repeat_bit_for_bit") {
+        Some(v) => v,
         None => return,
     };
     let mut rng = Rng::fresh("multi_floats");
@@ -151,8 +176,8 @@ fn float_sums_match_f64_and_repeat_bit_for_bit() {
 
 #[test]
 fn row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere() {
-    let m = match multi("row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere") {
-        Some(m) => m,
+    let (_serial, m) = match multi("row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere") {
+        Some(v) => v,
         None => return,
     };
     let mut rng = Rng::fresh("multi_sgemv");
@@ -205,8 +230,8 @@ fn row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere() {
 
 #[test]
 fn captured_row_sharded_sgemv_replays_with_new_inputs() {
-    let m = match multi("captured_row_sharded_sgemv_replays_with_new_inputs") {
-        Some(m) => m,
+    let (_serial, m) = match multi("captured_row_sharded_sgemv_replays_with_new_inputs") {
+        Some(v) => v,
         None => return,
     };
     let mut rng = Rng::fresh("multi_sgemv_graph");
@@ -293,8 +318,8 @@ fn captured_row_sharded_sgemv_replays_with_new_inputs() {
 
 #[test]
 fn bad_shards_are_typed_errors_before_anything_runs() {
-    let m = match multi("bad_shards_are_typed_errors_before_anything_runs") {
-        Some(m) => m,
+    let (_serial, m) = match multi("bad_shards_are_typed_errors_before_anything_runs") {
+        Some(v) => v,
         None => return,
     };
     let n = 8;

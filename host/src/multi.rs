@@ -242,6 +242,10 @@ impl MultiGpu {
     /// with each rank's default stream: the host's NCCL enqueue and kernel launches are paid
     /// once here, not per call. The graph holds the shards, as it reads and writes their
     /// buffers; [`RowsGraph::shards`] reaches them between launches (e.g. to write rank 0's x).
+    ///
+    /// While it captures, no other thread may use these devices' legacy default stream (such
+    /// as `cust`'s synchronous copies): CUDA fails both that work and the capture, as the
+    /// legacy stream would wait on streams being captured.
     pub fn capture_sgemv_rows<'m, 's, 'a>(
         &'m self,
         n: usize,
