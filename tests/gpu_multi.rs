@@ -258,20 +258,20 @@ fn captured_row_sharded_sgemv_replays_with_new_inputs() {
             let x: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
             let y0: Vec<f32> = (0..rows_total).map(|_| rng.range(-1.0, 1.0) as f32).collect();
             let mut start = 0;
-            for (r, shard) in graph.shards().iter_mut().enumerate() {
+            for (r, &rows) in lens.iter().enumerate() {
                 m.gpus()[r].bind().unwrap();
-                shard.x.copy_from(&if r == 0 { x.clone() } else { vec![f32::NAN; n] }[..]).unwrap();
-                shard.y.copy_from(&y0[start..start + shard.rows]).unwrap();
-                start += shard.rows;
+                graph.x_mut(r).copy_from(&if r == 0 { x.clone() } else { vec![f32::NAN; n] }[..]).unwrap();
+                graph.y_mut(r).copy_from(&y0[start..start + rows]).unwrap();
+                start += rows;
             }
             graph.launch().unwrap();
             m.synchronize().unwrap();
             let mut row = 0;
-            for (r, shard) in graph.shards().iter().enumerate() {
+            for r in 0..m.ranks() {
                 let gpu = &m.gpus()[r];
                 gpu.bind().unwrap();
-                assert_eq!(download(gpu, shard.x), x, "rank {} replay {}: x was not broadcast", r, replay);
-                for (i, &g) in download(gpu, shard.y).iter().enumerate() {
+                assert_eq!(download(gpu, graph.x_mut(r)), x, "rank {} replay {}: x was not broadcast", r, replay);
+                for (i, &g) in download(gpu, graph.y_mut(r)).iter().enumerate() {
                     let products = a[row * n..(row + 1) * n].iter().zip(&x).map(|(&p, &q)| p as f64 * q as f64);
                     let (dot, bound) = products.fold((0.0, 0.0), |(s, b), p| (s + p, b + f64::abs(p)));
                     let want = 1.5 * dot - 0.5 * y0[row] as f64;

@@ -87,9 +87,16 @@ impl<'m, 's, 'a> RowsGraph<'m, 's, 'a> {
         Ok(())
     }
 
-    /// The shards, to change their inputs between launches (the buffers stay those captured).
-    pub fn shards(&mut self) -> &mut [RowShard<'a>] {
-        self.shards
+    /// Rank `rank`'s x, to write between launches (rank 0's is the input; the graph
+    /// broadcasts it into the others'). Panics if `rank` is not below [`MultiGpu::ranks`].
+    pub fn x_mut(&mut self, rank: usize) -> &mut DeviceSlice<f32> {
+        self.shards[rank].x
+    }
+
+    /// Rank `rank`'s rows of y: the result after a launch has completed, and beta's input.
+    /// Panics if `rank` is not below [`MultiGpu::ranks`].
+    pub fn y_mut(&mut self, rank: usize) -> &mut DeviceSlice<f32> {
+        self.shards[rank].y
     }
 }
 
@@ -241,7 +248,7 @@ impl MultiGpu {
     /// runs yet). [`RowsGraph::launch`] then replays it with one launch per rank, ordered
     /// with each rank's default stream: the host's NCCL enqueue and kernel launches are paid
     /// once here, not per call. The graph holds the shards, as it reads and writes their
-    /// buffers; [`RowsGraph::shards`] reaches them between launches (e.g. to write rank 0's x).
+    /// buffers; [`RowsGraph::x_mut`] and [`RowsGraph::y_mut`] reach them between launches.
     ///
     /// While it captures, no other thread may use these devices' legacy default stream (such
     /// as `cust`'s synchronous copies): CUDA fails both that work and the capture, as the
