@@ -499,38 +499,32 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
             .zip(ys.iter_mut())
             .map(|((a, x), y)| RowShard { rows, a: a.as_slice(), x, y })
             .collect();
+        let bytes = 4 * (rows * cols + rows + cols) * k;
+        // One row per figure: its scaling against the same figure on one GPU (`one`, set when k = 1).
+        let row = |what: &str, us: f64, one: &mut f64| {
+            if k == 1 {
+                *one = us;
+            }
+            println!(
+                "| {} | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
+                what,
+                k,
+                us,
+                gbps(bytes, us / 1e3),
+                100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
+                *one * k as f64 / us
+            );
+        };
         let us = per_call_us(2, SGEMV_CALLS, || {
             m.sgemv_rows(cols, &mut shards, SgemvOptions::default())?;
             m.synchronize().map(|_| true)
         })?
         .0;
-        if k == 1 {
-            sgemv_one = us;
-        }
-        let bytes = 4 * (rows * cols + rows + cols) * k;
-        println!(
-            "| sgemv rows (x broadcast + Auto) | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
-            k,
-            us,
-            gbps(bytes, us / 1e3),
-            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
-            sgemv_one * k as f64 / us
-        );
+        row("sgemv rows (x broadcast + Auto)", us, &mut sgemv_one);
         // Back to back, one synchronize per batch: the GPUs' throughput without the host's
         // per-call launch and wait (how nccl-tests times collectives).
         let us = batch_us(&m, || m.sgemv_rows(cols, &mut shards, SgemvOptions::default()))?;
-        if k == 1 {
-            sgemv_batch_one = us;
-        }
-        println!(
-            "| sgemv rows, {} calls back to back | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
-            BATCH_CALLS,
-            k,
-            us,
-            gbps(bytes, us / 1e3),
-            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
-            sgemv_batch_one * k as f64 / us
-        );
+        row(&format!("sgemv rows, {} calls back to back", BATCH_CALLS), us, &mut sgemv_batch_one);
         // The same call recorded once as a CUDA graph per GPU and replayed: one launch per GPU
         // instead of the NCCL enqueue and the kernel launches.
         let mut graph = m.capture_sgemv_rows(cols, &mut shards, SgemvOptions::default())?;
@@ -539,30 +533,9 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
             m.synchronize().map(|_| true)
         })?
         .0;
-        if k == 1 {
-            graph_one = us;
-        }
-        println!(
-            "| sgemv rows, graph replay | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
-            k,
-            us,
-            gbps(bytes, us / 1e3),
-            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
-            graph_one * k as f64 / us
-        );
+        row("sgemv rows, graph replay", us, &mut graph_one);
         let us = batch_us(&m, || graph.launch())?;
-        if k == 1 {
-            graph_batch_one = us;
-        }
-        println!(
-            "| sgemv rows, graph replay, {} back to back | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
-            BATCH_CALLS,
-            k,
-            us,
-            gbps(bytes, us / 1e3),
-            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
-            graph_batch_one * k as f64 / us
-        );
+        row(&format!("sgemv rows, graph replay, {} back to back", BATCH_CALLS), us, &mut graph_batch_one);
         drop(graph);
         drop(shards);
         // Its two parts alone: the NCCL broadcast of x, and the sgemvs with x already in place.
