@@ -4,42 +4,17 @@
 mod common;
 
 use common::{download, Rng, U32};
-use cudakernels::cust::memory::{CopyDestination, DeviceBuffer};
+use cudakernels::cust::memory::DeviceBuffer;
 use cudakernels::multi::{shard_ranges, upload};
 use cudakernels::nccl::Nccl;
 use cudakernels::{Error, MultiGpu, RowShard, SgemvOptions};
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-/// One test at a time: a CUDA graph capture fails if another thread meanwhile uses the legacy
-/// default stream (the tests' synchronous copies) of a device it captures on.
-static BUSY: AtomicBool = AtomicBool::new(false);
-
-/// Holds [`BUSY`] until dropped.
-struct Serial;
-
-impl Serial {
-    fn take() -> Serial {
-        while BUSY.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        Serial
-    }
-}
-
-impl Drop for Serial {
-    fn drop(&mut self) {
-        BUSY.store(false, Ordering::Release);
-    }
-}
-
-/// The tests' serial lock and every visible GPU joined (bound in this order, the handle is
-/// dropped first), or `None` after the skip line (a failure with REQUIRE_GPU=1).
-fn multi(test: &str) -> Option<(Serial, MultiGpu)> {
-    let serial = Serial::take();
+/// Every visible GPU joined, or `None` after the skip line (a failure with REQUIRE_GPU=1).
+fn multi(test: &str) -> Option<MultiGpu> {
     let required = std::env::var("REQUIRE_GPU").map(|v| v == "1").unwrap_or(false);
     match cudakernels::open_all() {
-        Ok(m) => Some((serial, m)),
+        Ok(m) => Some(m),
         Err(e) if !required => {
             // Past the test harness's capture, as common::gpu prints its skip line.
             let _ = writeln!(std::io::stderr(), "SKIPPED {}: no CUDA device or no NCCL ({})", test, e);
@@ -107,8 +82,8 @@ fn shard_ranges_cover_the_input_evenly() {
 
 #[test]
 fn integer_sums_and_extremes_are_exact_on_every_rank() {
-    let (_serial, m) = match multi("integer_sums_and_extremes_are_exact_on_every_rank") {
-        Some(v) => v,
+    let m = match multi("integer_sums_and_extremes_are_exact_on_every_rank") {
+        Some(m) => m,
         None => return,
     };
     let mut rng = Rng::fresh("multi_integers");
@@ -141,8 +116,8 @@ fn integer_sums_and_extremes_are_exact_on_every_rank() {
 
 #[test]
 fn float_sums_match_f64_and_repeat_bit_for_bit() {
-    let (_serial, m) = match multi("float_sums_match_f64_and_repeat_bit_for_bit") {
-        Some(v) => v,
+    let m = match multi("float_sums_match_f64_and_repeat_bit_for_bit") {
+        Some(m) => m,
         None => return,
     };
     let mut rng = Rng::fresh("multi_floats");
@@ -176,8 +151,8 @@ fn float_sums_match_f64_and_repeat_bit_for_bit() {
 
 #[test]
 fn row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere() {
-    let (_serial, m) = match multi("row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere") {
-        Some(v) => v,
+    let m = match multi("row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere") {
+        Some(m) => m,
         None => return,
     };
     let mut rng = Rng::fresh("multi_sgemv");
@@ -229,97 +204,9 @@ fn row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere() {
 }
 
 #[test]
-fn captured_row_sharded_sgemv_replays_with_new_inputs() {
-    let (_serial, m) = match multi("captured_row_sharded_sgemv_replays_with_new_inputs") {
-        Some(v) => v,
-        None => return,
-    };
-    let mut rng = Rng::fresh("multi_sgemv_graph");
-    let opts = SgemvOptions { alpha: 1.5, beta: -0.5, ..SgemvOptions::default() };
-    // (1000, 130): uneven rows of an odd width; (3000, 4096): Auto splits the rows' sums, so
-    // the graph's streams hold grown partials scratch.
-    for &(rows_total, n) in [(1000usize, 130usize), (3000, 4096)].iter() {
-        let lens = uneven(rows_total, m.ranks());
-        let a: Vec<f32> = (0..rows_total * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
-        let a_shards = shards_of(&m, &a, &lens.iter().map(|l| l * n).collect::<Vec<_>>());
-        let mut xs: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &vec![f32::NAN; n]).unwrap()).collect();
-        let mut ys: Vec<DeviceBuffer<f32>> =
-            m.gpus().iter().zip(&lens).map(|(g, &l)| upload(g, &vec![f32::NAN; l]).unwrap()).collect();
-        let mut shards: Vec<RowShard> = a_shards
-            .iter()
-            .zip(xs.iter_mut())
-            .zip(ys.iter_mut())
-            .zip(&lens)
-            .map(|(((a, x), y), &rows)| RowShard { rows, a: a.as_slice(), x, y })
-            .collect();
-        let mut graph = m.capture_sgemv_rows(n, &mut shards, opts).unwrap();
-        for replay in 0..3 {
-            // New inputs each replay: x on rank 0 (the others' x poisoned), y for beta.
-            let x: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
-            let y0: Vec<f32> = (0..rows_total).map(|_| rng.range(-1.0, 1.0) as f32).collect();
-            let mut start = 0;
-            for (r, &rows) in lens.iter().enumerate() {
-                m.gpus()[r].bind().unwrap();
-                graph.x_mut(r).copy_from(&if r == 0 { x.clone() } else { vec![f32::NAN; n] }[..]).unwrap();
-                graph.y_mut(r).copy_from(&y0[start..start + rows]).unwrap();
-                start += rows;
-            }
-            graph.launch().unwrap();
-            m.synchronize().unwrap();
-            let mut row = 0;
-            for r in 0..m.ranks() {
-                let gpu = &m.gpus()[r];
-                gpu.bind().unwrap();
-                assert_eq!(download(gpu, graph.x_mut(r)), x, "rank {} replay {}: x was not broadcast", r, replay);
-                for (i, &g) in download(gpu, graph.y_mut(r)).iter().enumerate() {
-                    let products = a[row * n..(row + 1) * n].iter().zip(&x).map(|(&p, &q)| p as f64 * q as f64);
-                    let (dot, bound) = products.fold((0.0, 0.0), |(s, b), p| (s + p, b + f64::abs(p)));
-                    let want = 1.5 * dot - 0.5 * y0[row] as f64;
-                    let tol =
-                        2.0 * ((n + 31) / 32 + 16) as f64 * U32 * (1.5 * bound + 0.5 * y0[row].abs() as f64) + 1e-30;
-                    assert!(
-                        (g as f64 - want).abs() <= tol,
-                        "rank {} row {} (local {}) replay {}: {} vs {} (seed {})",
-                        r,
-                        row,
-                        i,
-                        replay,
-                        g,
-                        want,
-                        rng.seed
-                    );
-                    row += 1;
-                }
-            }
-        }
-        drop(graph);
-        // The shards work eagerly again after the graph is gone.
-        m.sgemv_rows(n, &mut shards, SgemvOptions::default()).unwrap();
-        m.synchronize().unwrap();
-    }
-    // A bad shard is a typed error, and no stream is left capturing.
-    let mut shard_x: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &[1.0f32; 4]).unwrap()).collect();
-    let a: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &[1.0f32; 8]).unwrap()).collect();
-    let mut ys: Vec<DeviceBuffer<f32>> = m.gpus().iter().map(|g| upload(g, &[0.0f32; 3]).unwrap()).collect();
-    let mut shards: Vec<RowShard> = a
-        .iter()
-        .zip(shard_x.iter_mut())
-        .zip(ys.iter_mut())
-        .map(|((a, x), y)| RowShard { rows: 2, a: a.as_slice(), x, y })
-        .collect();
-    assert!(matches!(
-        m.capture_sgemv_rows(4, &mut shards, SgemvOptions::default()),
-        Err(Error::LengthMismatch { what: "y", expected: 2, actual: 3 })
-    ));
-    let ones: Vec<DeviceBuffer<u32>> = m.gpus().iter().map(|g| upload(g, &[1u32, 2, 3]).unwrap()).collect();
-    let views: Vec<_> = ones.iter().map(|b| b.as_slice()).collect();
-    assert_eq!(m.sum(&views).unwrap(), vec![6 * m.ranks() as u64; m.ranks()]);
-}
-
-#[test]
 fn bad_shards_are_typed_errors_before_anything_runs() {
-    let (_serial, m) = match multi("bad_shards_are_typed_errors_before_anything_runs") {
-        Some(v) => v,
+    let m = match multi("bad_shards_are_typed_errors_before_anything_runs") {
+        Some(m) => m,
         None => return,
     };
     let n = 8;

@@ -10,9 +10,6 @@ pub enum Error {
     NoDevice,
     /// A CUDA driver call failed.
     Cuda { call: &'static str, source: CudaError },
-    /// A driver call that `cust` does not wrap (stream capture, graphs) failed with this
-    /// `CUresult` code.
-    Driver { call: &'static str, code: u32 },
     /// The device ran out of memory for an allocation of `bytes`.
     OutOfMemory { bytes: usize },
     /// The operation has no value on an empty input (min, max, minmax).
@@ -41,7 +38,6 @@ impl fmt::Display for Error {
         match self {
             Error::NoDevice => write!(f, "no CUDA device was found"),
             Error::Cuda { call, source } => write!(f, "CUDA call {} failed: {}", call, source),
-            Error::Driver { call, code } => write!(f, "CUDA call {} failed with CUresult {}", call, code),
             Error::OutOfMemory { bytes } => write!(f, "out of device memory allocating {} bytes", bytes),
             Error::Empty { op } => write!(f, "{} of an empty input is undefined", op),
             Error::LengthMismatch { what, expected, actual } => {
@@ -88,14 +84,6 @@ impl<T> Check<T> for std::result::Result<T, CudaError> {
             CudaError::NoDevice => Error::NoDevice,
             source => Error::Cuda { call, source },
         })
-    }
-}
-
-/// A raw driver call's status: `Error::Driver` unless it succeeded.
-pub(crate) fn driver(status: cust::sys::CUresult, call: &'static str) -> Result<()> {
-    match status {
-        cust::sys::CUresult::CUDA_SUCCESS => Ok(()),
-        code => Err(Error::Driver { call, code: code as u32 }),
     }
 }
 

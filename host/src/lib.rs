@@ -6,7 +6,6 @@
 mod entries;
 pub mod error;
 pub mod gpu;
-mod graph;
 pub mod image;
 pub mod ladder;
 pub mod launch;
@@ -22,6 +21,6 @@ pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
 pub use ladder::{ladder_entry_point, Finish, LadderKernel, ReduceStrategy, SumElement};
-pub use multi::{MultiGpu, RowShard, RowsGraph};
+pub use multi::{MultiGpu, RowShard};
 pub use sgemv::{validate_sgemv, validate_sgemv_op, Op, SgemvKernel, SgemvOptions, SgemvPlan, SgemvShape};
 pub use typed::{typed_entry_point, TypedElement, TypedOp};

@@ -13,8 +13,7 @@
 //!
 //! Every rank ends with the result; value calls return each rank's, in rank order.
 use crate::error::{Check, Error, Result};
-use crate::gpu::{raw, Gpu, GpuStream};
-use crate::graph::{Fence, Graph};
+use crate::gpu::{raw, Gpu};
 use crate::ladder::{ReduceStrategy, SumElement};
 use crate::nccl::{Comm, DataType, Nccl, RawStream, RedOp};
 use crate::sgemv::{validate_sgemv, Op, SgemvOptions};
@@ -58,56 +57,6 @@ pub struct RowShard<'a> {
     pub a: &'a DeviceSlice<f32>,
     pub x: &'a mut DeviceSlice<f32>,
     pub y: &'a mut DeviceSlice<f32>,
-}
-
-/// A row-sharded sgemv recorded as one CUDA graph per rank ([`MultiGpu::capture_sgemv_rows`]).
-/// It holds the shards, and a stream of its own per rank on which its graph replays.
-pub struct RowsGraph<'m, 's, 'a> {
-    multi: &'m MultiGpu,
-    shards: &'s mut [RowShard<'a>],
-    graphs: Vec<Graph>,
-    /// Per rank: (the default stream's work before a launch → the graph's stream, the graph
-    /// → the default stream's work after it).
-    fences: Vec<(Fence, Fence)>,
-    streams: Vec<GpuStream>,
-}
-
-impl<'m, 's, 'a> RowsGraph<'m, 's, 'a> {
-    /// Enqueues one replay on every rank, after what each rank's default stream already holds
-    /// and before what it is given next. Does not wait ([`MultiGpu::synchronize`] does).
-    pub fn launch(&mut self) -> Result<()> {
-        let _guard = self.multi.lock();
-        for (r, gpu) in self.multi.gpus.iter().enumerate() {
-            let (own, (before, after)) = (&self.streams[r], &self.fences[r]);
-            gpu.bind()?;
-            before.order(gpu.default_stream(), own)?;
-            self.graphs[r].launch(own)?;
-            after.order(own, gpu.default_stream())?;
-        }
-        Ok(())
-    }
-
-    /// Rank `rank`'s x, to write between launches (rank 0's is the input; the graph
-    /// broadcasts it into the others'). Panics if `rank` is not below [`MultiGpu::ranks`].
-    pub fn x_mut(&mut self, rank: usize) -> &mut DeviceSlice<f32> {
-        self.shards[rank].x
-    }
-
-    /// Rank `rank`'s rows of y: the result after a launch has completed, and beta's input.
-    /// Panics if `rank` is not below [`MultiGpu::ranks`].
-    pub fn y_mut(&mut self, rank: usize) -> &mut DeviceSlice<f32> {
-        self.shards[rank].y
-    }
-}
-
-impl Drop for RowsGraph<'_, '_, '_> {
-    fn drop(&mut self) {
-        // Launches still queued use the graphs: wait for them before the graphs go.
-        for s in &self.streams {
-            let _ = s.bind();
-            let _ = s.synchronize();
-        }
-    }
 }
 
 /// How the ranks' partial sums of one accumulator type are joined (see the module doc).
@@ -235,50 +184,8 @@ impl MultiGpu {
     /// Enqueues a row-sharded `y = alpha·A·x + beta·y` (`Op::N`): x is broadcast from rank 0
     /// into every rank's `x`, then each rank computes its rows. Row counts may differ (and be
     /// 0). Every shard is validated before anything is enqueued. Does not wait; see
-    /// [`MultiGpu::gather_rows`] to give every rank the whole y, and
-    /// [`MultiGpu::capture_sgemv_rows`] to replay the same call for less host time.
+    /// [`MultiGpu::gather_rows`] to give every rank the whole y.
     pub fn sgemv_rows(&self, n: usize, shards: &mut [RowShard<'_>], opts: SgemvOptions) -> Result<()> {
-        self.validate_rows(n, shards, opts)?;
-        let streams: Vec<&GpuStream> = self.gpus.iter().map(|g| g.default_stream()).collect();
-        let _guard = self.lock();
-        self.enqueue_rows(n, shards, opts, &streams)
-    }
-
-    /// Records [`MultiGpu::sgemv_rows`] on these shards as one CUDA graph per rank (nothing
-    /// runs yet). [`RowsGraph::launch`] then replays it with one launch per rank, ordered
-    /// with each rank's default stream: the host's NCCL enqueue and kernel launches are paid
-    /// once here, not per call. The graph holds the shards, as it reads and writes their
-    /// buffers; [`RowsGraph::x_mut`] and [`RowsGraph::y_mut`] reach them between launches.
-    ///
-    /// While it captures, no other thread may use these devices' legacy default stream (such
-    /// as `cust`'s synchronous copies): CUDA fails both that work and the capture, as the
-    /// legacy stream would wait on streams being captured.
-    pub fn capture_sgemv_rows<'m, 's, 'a>(
-        &'m self,
-        n: usize,
-        shards: &'s mut [RowShard<'a>],
-        opts: SgemvOptions,
-    ) -> Result<RowsGraph<'m, 's, 'a>> {
-        self.validate_rows(n, shards, opts)?;
-        // Streams of the graph's own, whose scratch no other call grows (a graph keeps the
-        // addresses it was captured with), grown before the capture (growing waits).
-        let streams = self.gpus.iter().map(|g| g.new_stream()).collect::<Result<Vec<_>>>()?;
-        let mut fences = Vec::new();
-        for ((gpu, s), shard) in self.gpus.iter().zip(&streams).zip(shards.iter()) {
-            s.reserve_sgemv_scratch(shard.rows, n, shard.a, shard.x, shard.y.len(), opts)?;
-            s.synchronize()?;
-            gpu.bind()?;
-            fences.push((Fence::new()?, Fence::new()?));
-        }
-        let refs: Vec<&GpuStream> = streams.iter().collect();
-        let graphs = {
-            let _guard = self.lock();
-            Graph::capture(&refs, || self.enqueue_rows(n, shards, opts, &refs))?
-        };
-        Ok(RowsGraph { multi: self, shards, graphs, fences, streams })
-    }
-
-    fn validate_rows(&self, n: usize, shards: &[RowShard<'_>], opts: SgemvOptions) -> Result<()> {
         self.check_ranks(shards.len())?;
         if opts.op != Op::N {
             return Err(Error::Unsupported { what: "row-sharded sgemv of Op::T (shard the columns instead)".into() });
@@ -287,24 +194,14 @@ impl MultiGpu {
         for s in shards.iter() {
             validate_sgemv(s.rows, n, lda, raw(s.a), raw(s.x), s.y.len())?;
         }
-        Ok(())
-    }
-
-    /// The row-sharded sgemv on `streams` (one per rank; validated shards, lock held).
-    fn enqueue_rows(
-        &self,
-        n: usize,
-        shards: &mut [RowShard<'_>],
-        opts: SgemvOptions,
-        streams: &[&GpuStream],
-    ) -> Result<()> {
         let xs: Vec<u64> = shards.iter().map(|s| s.x.as_device_ptr().as_raw()).collect();
-        // SAFETY: every rank's x holds n floats on its device (validated).
-        unsafe { self.broadcast_raw(0, &xs, 4 * n, streams)? };
+        let _guard = self.lock();
+        // SAFETY: every rank's x holds n floats on its device (validated above).
+        unsafe { self.broadcast_raw(0, &xs, 4 * n)? };
         // In rank order: launching the waiting ranks first measured slower on 2 × H200
         // (2026-11-22: 172.1 µs per call against 156–158).
-        for (s, shard) in streams.iter().zip(shards.iter_mut()) {
-            s.sgemv(shard.rows, n, shard.a, shard.x, shard.y, opts)?;
+        for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
+            gpu.sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
         }
         Ok(())
     }
@@ -321,22 +218,19 @@ impl MultiGpu {
             return Err(Error::LengthMismatch { what: "broadcast buffer", expected: len, actual: b.len() });
         }
         let ptrs: Vec<u64> = bufs.iter().map(|b| b.as_device_ptr().as_raw()).collect();
-        let streams: Vec<&GpuStream> = self.gpus.iter().map(|g| g.default_stream()).collect();
         let _guard = self.lock();
         // SAFETY: every buffer holds `len` elements on its rank's device (checked above).
-        unsafe { self.broadcast_raw(root, &ptrs, len * std::mem::size_of::<T>(), &streams) }
+        unsafe { self.broadcast_raw(root, &ptrs, len * std::mem::size_of::<T>()) }
     }
 
-    /// One NCCL broadcast of `bytes` from `ptrs[root]` into every rank's `ptrs[r]`, in place,
-    /// on `streams[r]`.
+    /// One NCCL broadcast of `bytes` from `ptrs[root]` into every rank's `ptrs[r]`, in place.
     ///
     /// # Safety
     /// `ptrs[r]` holds `bytes` bytes on rank r's device; the caller holds the join lock.
-    unsafe fn broadcast_raw(&self, root: usize, ptrs: &[u64], bytes: usize, streams: &[&GpuStream]) -> Result<()> {
+    unsafe fn broadcast_raw(&self, root: usize, ptrs: &[u64], bytes: usize) -> Result<()> {
         self.group(|r| {
             let p = ptrs[r];
-            let stream = streams[r].stream().as_inner() as RawStream;
-            self.nccl.broadcast(p, p, bytes, DataType::U8, root as i32, self.comms[r], stream)
+            self.nccl.broadcast(p, p, bytes, DataType::U8, root as i32, self.comms[r], self.raw_stream(r))
         })
     }
 

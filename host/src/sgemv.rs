@@ -2,7 +2,7 @@
 //! op(A) = A ([`Op::N`]) or Aᵀ ([`Op::T`]).
 use crate::entries::sgemv_entry;
 use crate::error::{Error, Result};
-use crate::gpu::{Enqueue, GpuStream, KernelArg};
+use crate::gpu::{GpuStream, KernelArg};
 use crate::launch::{check_grid, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
@@ -585,17 +585,30 @@ impl GpuStream {
         y: &mut DeviceSlice<f32>,
         opts: SgemvOptions,
     ) -> Result<()> {
-        let launch = match self.sgemv_launch(m, n, a, x, y.len(), opts)? {
-            Some(l) => l,
-            None => return Ok(()),
-        };
-        let plan = &launch.plan;
         let lda = opts.lda.unwrap_or(n);
         let (a_raw, x_raw) = (crate::gpu::raw(a), crate::gpu::raw(x));
+        let shape = validate_sgemv_op(opts.op, m, n, lda, a_raw, x_raw, y.len())?;
+        if shape.out_len() == 0 {
+            return Ok(());
+        }
+        let kernel = match opts.kernel {
+            SgemvKernel::Auto => self.sgemv_auto(&shape)?,
+            k => k,
+        };
+        kernel.validate(&shape)?;
+        let entry = sgemv_entry(kernel.index());
+        let plan = self.sgemv_plan(kernel, &shape)?;
+        let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
         let mut q = self.lock()?;
         let y_ptr = y.as_device_ptr().as_raw();
         let (alpha, beta) = (&opts.alpha, &opts.beta);
-        let (partials, counters) = launch.scratch(&mut q)?;
+        // Split kernels also take partials per (split, output) and a zeroed counter per tile,
+        // allocated only with several splits (the kernels touch neither otherwise).
+        let (partials, counters) = if plan.splits > 1 {
+            (q.partials(4 * plan.splits * shape.out_len())?, q.flagged_slots(div_ceil(plan.tiles, 2))?)
+        } else {
+            (0, 0)
+        };
         let mut args: Vec<&dyn KernelArg> =
             vec![&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m, &n, &lda, alpha, beta, &y_ptr];
         args.extend(plan.args.iter().map(|a| a as &dyn KernelArg));
@@ -603,72 +616,6 @@ impl GpuStream {
             args.push(&partials);
             args.push(&counters);
         }
-        q.launch(launch.entry, launch.grid, plan.block, &args)
-    }
-
-    /// Grows this stream's scratch to what [`GpuStream::sgemv`] would take for these operands,
-    /// so that a later call enqueues without allocating (or waiting for the stream).
-    pub(crate) fn reserve_sgemv_scratch(
-        &self,
-        m: usize,
-        n: usize,
-        a: &DeviceSlice<f32>,
-        x: &DeviceSlice<f32>,
-        y_len: usize,
-        opts: SgemvOptions,
-    ) -> Result<()> {
-        if let Some(launch) = self.sgemv_launch(m, n, a, x, y_len, opts)? {
-            launch.scratch(&mut self.lock()?)?;
-        }
-        Ok(())
-    }
-
-    /// The validated launch of `sgemv` for these operands; `None` when y is empty.
-    fn sgemv_launch(
-        &self,
-        m: usize,
-        n: usize,
-        a: &DeviceSlice<f32>,
-        x: &DeviceSlice<f32>,
-        y_len: usize,
-        opts: SgemvOptions,
-    ) -> Result<Option<SgemvLaunch>> {
-        let lda = opts.lda.unwrap_or(n);
-        let shape = validate_sgemv_op(opts.op, m, n, lda, crate::gpu::raw(a), crate::gpu::raw(x), y_len)?;
-        if shape.out_len() == 0 {
-            return Ok(None);
-        }
-        let kernel = match opts.kernel {
-            SgemvKernel::Auto => self.sgemv_auto(&shape)?,
-            k => k,
-        };
-        kernel.validate(&shape)?;
-        let plan = self.sgemv_plan(kernel, &shape)?;
-        let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
-        Ok(Some(SgemvLaunch { entry: sgemv_entry(kernel.index()), grid, shape, plan }))
-    }
-}
-
-/// One sgemv launch, planned.
-struct SgemvLaunch {
-    entry: usize,
-    grid: u32,
-    shape: SgemvShape,
-    plan: SgemvPlan,
-}
-
-impl SgemvLaunch {
-    /// Split kernels also take partials per (split, output) and a zeroed counter per tile,
-    /// allocated only with several splits (the kernels touch neither otherwise): their
-    /// addresses, or zeros.
-    fn scratch(&self, q: &mut Enqueue<'_>) -> Result<(u64, u64)> {
-        if self.plan.splits > 1 {
-            Ok((
-                q.partials(4 * self.plan.splits * self.shape.out_len())?,
-                q.flagged_slots(div_ceil(self.plan.tiles, 2))?,
-            ))
-        } else {
-            Ok((0, 0))
-        }
+        q.launch(entry, grid, plan.block, &args)
     }
 }

@@ -440,22 +440,14 @@ fn value_breakdown(gpu: &Gpu, x: &DeviceBuffer<f32>, want: f32, log_n: usize) ->
 /// n = 128), on GPU 0 alone and on every GPU; aggregate GB/s, scaling, and the join alone
 /// (1-element shards: the shard reductions' launches, the NCCL gather and the folds).
 fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
-    /// Calls per sgemv figure, one at a time (the median is reported).
-    const SGEMV_CALLS: usize = 50;
     let all = cudakernels::open_all()?;
     let ranks = all.ranks();
-    println!(
-        "### several GPUs: {} visible, NCCL {} (host clock, median of 20; sgemv per call of {})\n",
-        ranks,
-        all.nccl_version(),
-        SGEMV_CALLS
-    );
+    println!("### several GPUs: {} visible, NCCL {} (host clock, median of 20)\n", ranks, all.nccl_version());
     println!("| what | GPUs | per GPU | µs | aggregate GB/s | % of one GPU's copy × GPUs | scaling |");
     println!("|---|---|---|---|---|---|---|");
     drop(all);
     let counts: Vec<usize> = if ranks > 1 { vec![1, ranks] } else { vec![1] };
     let (mut sum_one, mut sgemv_one, mut sgemv_batch_one) = (0.0, 0.0, 0.0);
-    let (mut graph_one, mut graph_batch_one) = (0.0, 0.0);
     for &k in counts.iter() {
         let m = cudakernels::open_devices(&(0..k as u32).collect::<Vec<_>>())?;
         let n = 1usize << 28;
@@ -499,44 +491,38 @@ fn multi_table(_gpu: &Gpu, copy_bw: f64) -> Result<()> {
             .zip(ys.iter_mut())
             .map(|((a, x), y)| RowShard { rows, a: a.as_slice(), x, y })
             .collect();
-        let bytes = 4 * (rows * cols + rows + cols) * k;
-        // One row per figure: its scaling against the same figure on one GPU (`one`, set when k = 1).
-        let row = |what: &str, us: f64, one: &mut f64| {
-            if k == 1 {
-                *one = us;
-            }
-            println!(
-                "| {} | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
-                what,
-                k,
-                us,
-                gbps(bytes, us / 1e3),
-                100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
-                *one * k as f64 / us
-            );
-        };
-        let us = per_call_us(2, SGEMV_CALLS, || {
+        let us = per_call_us(2, 20, || {
             m.sgemv_rows(cols, &mut shards, SgemvOptions::default())?;
             m.synchronize().map(|_| true)
         })?
         .0;
-        row("sgemv rows (x broadcast + Auto)", us, &mut sgemv_one);
+        if k == 1 {
+            sgemv_one = us;
+        }
+        let bytes = 4 * (rows * cols + rows + cols) * k;
+        println!(
+            "| sgemv rows (x broadcast + Auto) | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
+            k,
+            us,
+            gbps(bytes, us / 1e3),
+            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
+            sgemv_one * k as f64 / us
+        );
         // Back to back, one synchronize per batch: the GPUs' throughput without the host's
         // per-call launch and wait (how nccl-tests times collectives).
         let us = batch_us(&m, || m.sgemv_rows(cols, &mut shards, SgemvOptions::default()))?;
-        row(&format!("sgemv rows, {} calls back to back", BATCH_CALLS), us, &mut sgemv_batch_one);
-        // The same call recorded once as a CUDA graph per GPU and replayed: one launch per GPU
-        // instead of the NCCL enqueue and the kernel launches.
-        let mut graph = m.capture_sgemv_rows(cols, &mut shards, SgemvOptions::default())?;
-        let us = per_call_us(2, SGEMV_CALLS, || {
-            graph.launch()?;
-            m.synchronize().map(|_| true)
-        })?
-        .0;
-        row("sgemv rows, graph replay", us, &mut graph_one);
-        let us = batch_us(&m, || graph.launch())?;
-        row(&format!("sgemv rows, graph replay, {} back to back", BATCH_CALLS), us, &mut graph_batch_one);
-        drop(graph);
+        if k == 1 {
+            sgemv_batch_one = us;
+        }
+        println!(
+            "| sgemv rows, {} calls back to back | {} | m = 2^20, n = 128 | {:.1} | {:.0} | {:.1}% | {:.2}× |",
+            BATCH_CALLS,
+            k,
+            us,
+            gbps(bytes, us / 1e3),
+            100.0 * gbps(bytes, us / 1e3) / (copy_bw * k as f64),
+            sgemv_batch_one * k as f64 / us
+        );
         drop(shards);
         // Its two parts alone: the NCCL broadcast of x, and the sgemvs with x already in place.
         let us = per_call_us(2, 200, || {
