@@ -673,7 +673,9 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("### sgemv launch plans (raw launches, cold)\n");
     println!("| m | n | lda | op | kernel | args | grid | cold µs | GB/s | % of 1 GiB copy |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
-    use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_WIDE_TILE, VECTOR_UNROLL};
+    use cudakernels::config::{
+        SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_STRIPE_DEPTHS, SGEMV_WIDE_TILE, VECTOR_UNROLL, WARP_SIZE,
+    };
     let sms = gpu.sm_count() as usize;
     // (m, n, lda - n, offset of A, op)
     let cases: [(usize, usize, usize, usize, Op); 20] = [
@@ -734,8 +736,8 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
             let p = old.plan(&shape, sms as u32, per_sm * SGEMV_T_BLOCK)?;
             runs.push((old.entry_point(), p.args, p.grid as usize));
             // Striped: 32-column tiles × 1 to 4 row splits, at three depths.
-            let tiles = (n + 31) / 32;
-            for &entry in ["sgemv_t_stripes8", "sgemv_t_stripes16", "sgemv_t_stripes32"].iter() {
+            let tiles = (n + WARP_SIZE as usize - 1) / WARP_SIZE as usize;
+            for entry in SGEMV_T_STRIPE_DEPTHS.iter().map(|&d| SgemvKernel::TStripes(d).entry_point()) {
                 for &splits in [1usize, 2, 3, 4].iter().filter(|&&s| 2 * tiles * s >= sms && tiles * s <= 6 * sms) {
                     let rows_per_split = (m + splits - 1) / splits;
                     runs.push((entry, vec![rows_per_split, 0], tiles * splits));
@@ -751,7 +753,8 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 for &per_sm in [1usize, 2].iter() {
                     let splits = (per_sm * sms / tiles).max(1);
                     let rows_per_split = (m + splits - 1) / splits;
-                    runs.push(("sgemv_t_stripes16", vec![rows_per_split, 0], tiles * splits));
+                    let middle = SgemvKernel::TStripes(SGEMV_T_STRIPE_DEPTHS[1]).entry_point();
+                    runs.push((middle, vec![rows_per_split, 0], tiles * splits));
                 }
             }
         }
