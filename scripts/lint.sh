@@ -8,6 +8,15 @@ cd "$(dirname "$0")/.."
 fail() { printf '\nlint: FAILED: %s\n' "$*" >&2; exit 1; }
 consumer=examples/consumer/Cargo.toml
 
+# A missing tool is named as such, before any check could blame the code for it.
+missing() { fail "a tool is missing: $1 (install it with \`$2\`, or run \`./x setup\`)"; }
+cargo +stable --version >/dev/null 2>&1 \
+    || missing "the stable toolchain" "rustup toolchain install stable --profile minimal -c rustfmt -c clippy"
+for tool in fmt:rustfmt clippy:clippy; do
+    cargo +stable "${tool%%:*}" --version >/dev/null 2>&1 \
+        || missing "${tool#*:} for the stable toolchain" "rustup component add --toolchain stable ${tool#*:}"
+done
+
 echo "== cargo +stable fmt --check"
 cargo +stable fmt --all -- --check && cargo +stable fmt --manifest-path "$consumer" -- --check \
     || fail "formatting differs from rustfmt.toml: run \`cargo +stable fmt --all && cargo +stable fmt --manifest-path $consumer\`"

@@ -37,9 +37,17 @@ install_toolchains() {
         say "installing toolchain $TOOLCHAIN"
         rustup toolchain install "$TOOLCHAIN" --profile minimal "${comps[@]/#/-c}"
     fi
+    # Stable: its cargo fills the crate index cache; its rustfmt and clippy run the lint step.
     if ! rustup run stable cargo --version >/dev/null 2>&1; then
-        say "installing a stable toolchain (its cargo fills the crate index cache)"
-        rustup toolchain install stable --profile minimal
+        say "installing a stable toolchain with rustfmt and clippy"
+        rustup toolchain install stable --profile minimal -c rustfmt -c clippy
+    fi
+    local tools=(rustfmt clippy) have_stable absent=()
+    have_stable=$(rustup component list --installed --toolchain stable)
+    for c in "${tools[@]}"; do grep -q "^$c" <<<"$have_stable" || absent+=("$c"); done
+    if [ ${#absent[@]} -gt 0 ]; then
+        say "adding ${absent[*]} to the stable toolchain (the lint step runs them)"
+        rustup component add --toolchain stable "${absent[@]}"
     fi
 }
 

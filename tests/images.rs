@@ -34,14 +34,17 @@ fn a_device_picks_its_cubin_else_the_ptx() {
 }
 
 /// With `from-source`, the images come from the kernels just built: the committed ones must be
-/// the same to the byte (ptxas output is byte-stable), or `./x images` was not run.
+/// the same to the byte (ptxas output is byte-stable), or `./x images` was not run. The PTX
+/// depends on the source alone (see `the_ptx_names_nothing_by_a_build_hash`), so this holds
+/// wherever the toolchain, the crates and the clone lie.
 #[cfg(feature = "from-source")]
 #[test]
 fn committed_images_are_what_the_source_builds_to() {
     let committed = cudakernels::COMMITTED_IMAGES;
     assert!(
         committed.ptx == IMAGES.ptx,
-        "kernels/images/kernels.ptx differs from the PTX built from kernels/: run `./x images` and commit kernels/images/"
+        "kernels/images/kernels.ptx differs from the PTX built from kernels/ ({}): run `./x images` and commit kernels/images/",
+        first_difference(committed.ptx, IMAGES.ptx)
     );
     for (built, kept) in IMAGES.cubins.iter().zip(committed.cubins) {
         assert!(
@@ -50,6 +53,36 @@ fn committed_images_are_what_the_source_builds_to() {
             built.sm
         );
     }
+}
+
+/// Where two texts first differ: the line number and both lines.
+#[cfg(feature = "from-source")]
+fn first_difference(committed: &str, built: &str) -> String {
+    let (mut a, mut b) = (committed.lines(), built.lines());
+    for line in 1.. {
+        match (a.next(), b.next()) {
+            (Some(x), Some(y)) if x == y => continue,
+            (None, None) => break,
+            (x, y) => return format!("line {}: committed {:?}, built {:?}", line, x, y),
+        }
+    }
+    "they differ in line endings only".into()
+}
+
+/// rustc mangles a name with a hash of the crate's build metadata (`17h` + 16 hex digits + `E`),
+/// which cargo derives partly from where the toolchain's sources lie on disk. No PTX symbol may
+/// carry one, or the images would differ between machines.
+#[test]
+fn the_ptx_names_nothing_by_a_build_hash() {
+    let ptx = IMAGES.ptx.as_bytes();
+    let hashed: Vec<String> = (0..ptx.len().saturating_sub(20))
+        .filter(|&i| {
+            ptx[i..i + 3] == *b"17h" && ptx[i + 3..i + 19].iter().all(u8::is_ascii_hexdigit) && ptx[i + 19] == b'E'
+        })
+        .map(|i| String::from_utf8_lossy(&ptx[i.saturating_sub(60)..i + 20]).into_owned())
+        .collect();
+    assert!(hashed.is_empty(), "mangled names with a build hash in the PTX: {:?}", hashed);
+    assert!(IMAGES.ptx.contains(".shared"), "the kernels' shared arrays are in the PTX");
 }
 
 /// Sums fresh random bytes on `gpu` and compares with the CPU, exactly.

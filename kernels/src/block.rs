@@ -1,6 +1,7 @@
 //! Block level: a shuffle-based block reduction and the ways blocks hand on their result.
 use crate::config::{finish, WARP_SIZE};
 use crate::ops::{AtomicAdd, ReduceOp};
+use crate::shared::shared_array;
 use crate::warp;
 use core::ptr::{read_volatile, write_volatile};
 use core::sync::atomic::Ordering;
@@ -21,7 +22,7 @@ pub fn sync_threads() {
 #[inline(always)]
 pub unsafe fn reduce<O: ReduceOp>(v: O::Acc) -> O::Acc {
     // 32 warps × at most 16 bytes (a MinMax<f64>).
-    let scratch = cuda_std::shared_array![u64; 64] as *mut O::Acc;
+    let scratch = shared_array!(SHARED_BLOCK_REDUCE: [u64; 64]) as *mut O::Acc;
     let tid = thread_idx_x();
     let (w, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
     let warp_value = warp::reduce::<O>(v);
@@ -68,7 +69,7 @@ pub fn fence_acq_rel_gpu() {
 /// value straight to `out[0]`.
 #[inline(always)]
 pub unsafe fn finish_last_block<O: ReduceOp>(v: O::Acc, partials: *mut O::Acc, counter: *mut u32, out: *mut O::Acc) {
-    let is_last = cuda_std::shared_array![u32; 1];
+    let is_last = shared_array!(SHARED_BLOCK_IS_LAST: [u32; 1]);
     let grid = grid_dim_x();
     if grid == 1 {
         // One block: its value is the result; no partial, ticket or fence (small value calls).

@@ -26,6 +26,8 @@ pub mod reduce;
 #[cfg(target_os = "cuda")]
 pub mod sgemv;
 #[cfg(target_os = "cuda")]
+mod shared;
+#[cfg(target_os = "cuda")]
 pub mod shuffle;
 #[cfg(target_os = "cuda")]
 pub mod thread;

@@ -1,4 +1,5 @@
 //! The shared-memory tree the ladder's block steps fold through: its scratch and its result.
+use crate::shared::shared_array;
 
 /// The tree's result in `sdata[0]`, read by thread 0 only: it is valid in thread 0 only, and
 /// after a warp-synchronous tail (no block barrier) other warps' reads would race with warp 0.
@@ -16,5 +17,5 @@ pub(super) unsafe fn tree_result<O: crate::ops::ReduceOp>(sdata: *const O::Acc) 
 /// Shared memory for the tree steps: one 4-byte slot per thread of the largest block.
 #[inline(always)]
 pub(super) fn tree_scratch<T>() -> *mut T {
-    cuda_std::shared_array![u32; crate::config::MAX_BLOCK as usize] as *mut T
+    shared_array!(SHARED_TREE: [u32; crate::config::MAX_BLOCK as usize]) as *mut T
 }

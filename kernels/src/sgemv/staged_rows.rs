@@ -7,6 +7,7 @@
 use super::problem::Gemv;
 use crate::block::sync_threads;
 use crate::config::{sgemv_staged_rows, SGEMV_STAGED_BLOCK, SGEMV_STAGED_FLOATS, SGEMV_STAGED_MAX_N, VECTOR_UNROLL};
+use crate::shared::shared_array;
 use crate::thread::{block_index, grid_blocks, load_v4};
 use cuda_std::thread::thread_idx_x;
 
@@ -102,8 +103,8 @@ impl Tile {
 /// Thread mapping: block b stages tiles b, b + grid, … of `sgemv_staged_rows(n, lda)` rows;
 /// thread t loads float4s t, t + B, … of a tile's span and computes its rows t, t + B, ….
 pub unsafe fn rows(g: Gemv) {
-    let stage = cuda_std::shared_array![Quad; SGEMV_STAGED_FLOATS / 4];
-    let xs = cuda_std::shared_array![f32; SGEMV_STAGED_MAX_N];
+    let stage = shared_array!(SHARED_STAGED_ROWS_A: [Quad; SGEMV_STAGED_FLOATS / 4]);
+    let xs = shared_array!(SHARED_STAGED_ROWS_X: [f32; SGEMV_STAGED_MAX_N]);
     let tid = thread_idx_x() as usize;
     if tid < g.n {
         *xs.add(tid) = *g.x.add(tid);

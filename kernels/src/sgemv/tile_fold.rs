@@ -3,6 +3,7 @@
 //! order (deterministic, one launch). Limits: a counter per tile, 0 before the launch (the last
 //! block leaves it 0).
 use crate::block::{fence_acq_rel_gpu, sync_threads};
+use crate::shared::shared_array;
 use core::ptr::write_volatile;
 use core::sync::atomic::Ordering;
 use cuda_std::thread::thread_idx_x;
@@ -11,7 +12,7 @@ use cuda_std::thread::thread_idx_x;
 /// block (of `splits`), which may then read the others' partials with volatile loads.
 #[inline(always)]
 pub unsafe fn last_of_tile(counter: *mut u32, splits: u32) -> bool {
-    let is_last = cuda_std::shared_array![u32; 1];
+    let is_last = shared_array!(SHARED_TILE_IS_LAST: [u32; 1]);
     fence_acq_rel_gpu();
     sync_threads();
     if thread_idx_x() == 0 {

@@ -9,6 +9,7 @@ use super::problem::Gemv;
 use super::tile_fold;
 use crate::block::sync_threads;
 use crate::config::SGEMV_T_BLOCK;
+use crate::shared::shared_array;
 use crate::thread::load4;
 use core::ptr::{read_volatile, write_volatile};
 use cuda_std::thread::{block_idx_x, grid_dim_x, thread_idx_x};
@@ -57,8 +58,8 @@ pub unsafe fn columns<const VEC: bool>(
     counters: *mut u32,
 ) {
     let Gemv { a, x, m, n, lda, .. } = g;
-    let sums = cuda_std::shared_array![f32; 4 * SGEMV_T_BLOCK as usize];
-    let stage = cuda_std::shared_array![f32; SGEMV_T_BLOCK as usize];
+    let sums = shared_array!(SHARED_T_SUMS: [f32; 4 * SGEMV_T_BLOCK as usize]);
+    let stage = shared_array!(SHARED_T_STAGE: [f32; SGEMV_T_BLOCK as usize]);
     let cols = 4 * lanes;
     let tiles = (n + cols - 1) / cols;
     let b = block_idx_x() as usize;

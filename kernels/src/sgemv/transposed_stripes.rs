@@ -10,6 +10,7 @@
 use super::problem::Gemv;
 use super::transposed::{fold_tile, Tile};
 use crate::config::{SGEMV_T_BLOCK, WARP_SIZE};
+use crate::shared::shared_array;
 use crate::shuffle::shfl_idx_f32;
 use cuda_std::thread::{block_idx_x, thread_idx_x};
 
@@ -25,8 +26,8 @@ pub unsafe fn columns<const DEPTH: usize>(
     counters: *mut u32,
 ) {
     let Gemv { a, x, m, n, lda, .. } = g;
-    let sums = cuda_std::shared_array![f32; SGEMV_T_BLOCK as usize];
-    let stage = cuda_std::shared_array![f32; SGEMV_T_BLOCK as usize];
+    let sums = shared_array!(SHARED_T_STRIPES_SUMS: [f32; SGEMV_T_BLOCK as usize]);
+    let stage = shared_array!(SHARED_T_STRIPES_STAGE: [f32; SGEMV_T_BLOCK as usize]);
     let tiles = (n + shift + LANES - 1) / LANES;
     let b = block_idx_x() as usize;
     let (tile, split) = (b % tiles, b / tiles);

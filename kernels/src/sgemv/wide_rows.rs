@@ -11,6 +11,7 @@ use super::problem::Gemv;
 use super::tile_fold;
 use crate::block::sync_threads;
 use crate::config::{sgemv_wide_stride, SGEMV_WIDE_BLOCK, SGEMV_WIDE_ROWS, SGEMV_WIDE_TILE as TILE, WARP_SIZE};
+use crate::shared::shared_array;
 use crate::thread::{block_index, dot4, load_v4, load_v4_l2};
 use crate::warp;
 use core::ptr::write_volatile;
@@ -22,8 +23,8 @@ const WARPS: usize = B / WARP_SIZE as usize;
 /// Thread mapping: see the file comment; after the rows, thread k < rows owns row k's partial.
 pub unsafe fn rows(g: Gemv, rows: usize, partials: *mut f32, counters: *mut u32) {
     let Gemv { a, x, m, n, lda, .. } = g;
-    let warp_sums = cuda_std::shared_array![f32; SGEMV_WIDE_ROWS * WARPS];
-    let stage = cuda_std::shared_array![f32; SGEMV_WIDE_BLOCK as usize];
+    let warp_sums = shared_array!(SHARED_WIDE_WARP_SUMS: [f32; SGEMV_WIDE_ROWS * WARPS]);
+    let stage = shared_array!(SHARED_WIDE_STAGE: [f32; SGEMV_WIDE_BLOCK as usize]);
     let tiles = core::cmp::max((n + TILE - 1) / TILE, 1);
     let b = block_index();
     let (group, tile) = (b / tiles, b % tiles);
