@@ -2,7 +2,7 @@
 //! reference, and prints device, size, time and GB/s. Exits 1 without a CUDA device.
 use cudakernels::cust::memory::{CopyDestination, DeviceBuffer};
 use cudakernels::timing::{gbps, median_ms};
-use cudakernels::{open, Error, Gpu, ReduceStrategy, SgemvKernel, SgemvOptions};
+use cudakernels::{open, Error, Gpu, Op, RawSlice, ReduceStrategy, SgemvCall, SgemvOptions};
 use std::process::exit;
 
 /// A small deterministic generator for default inputs (splitmix64).
@@ -68,14 +68,9 @@ fn run(gpu: &Gpu) -> Result<bool, Error> {
         }
         ok &= pass;
         let ms = median_ms(gpu, 3, 20, |_| gpu.sgemv(m, ncols, &a, &xv, &mut y, SgemvOptions::default()))?;
-        let kernel = SgemvKernel::choose(&cudakernels::validate_sgemv(
-            m,
-            ncols,
-            ncols,
-            (a.as_device_ptr().as_raw(), a.len()),
-            (xv.as_device_ptr().as_raw(), xv.len()),
-            m,
-        )?);
+        let (a_raw, x_raw, y_raw) = (RawSlice::of(&a), RawSlice::of(&xv), RawSlice::of(&y));
+        let call = SgemvCall { op: Op::N, m, n: ncols, lda: ncols, a: a_raw, x: x_raw, y: y_raw };
+        let kernel = gpu.sgemv_auto(&call.validate()?)?;
         println!(
             "| sgemv {:?} | m = {}, n = {} | {:.1} | {:.0} | {} |",
             kernel,

@@ -55,7 +55,7 @@ fn floats_past_2_pow_32(gpu: &Gpu) {
     assert_eq!(gpu.sum_f32_f64acc(&buf).unwrap(), want, "f32 sum (f64 accumulator) at 2^32 + 3");
     // f32 accumulators: each thread's sum is exact (quarter-integers below 2^21); the block
     // trees (depth ≤ 10) and the fold of at most the resident blocks may round once a step.
-    let grid = LadderKernel::Vectorized.grid(n, 1024, 4, gpu.sm_count(), gpu.max_threads_per_sm());
+    let grid = cudakernels::ladder_grid(LadderKernel::Vectorized, n, 1024, 4, gpu.sm_count(), gpu.max_threads_per_sm());
     let tol = (grid + 16) as f64 * U32 * abs;
     for (what, got) in
         [("sum", gpu.sum(&buf).unwrap()), ("reduce_sum Auto", gpu.reduce_sum(&buf, ReduceStrategy::Auto).unwrap())]

@@ -2,7 +2,7 @@
 //! against an f64 CPU reference on fresh random inputs.
 mod common;
 use common::{download, gpu, log2_ceil, upload, Rng, U32};
-use cudakernels::config::LADDER_BLOCKS;
+use cudakernels::LADDER_BLOCKS;
 use cudakernels::{Finish, Gpu, LadderKernel, ReduceStrategy, SumElement};
 use std::io::Write;
 
@@ -49,7 +49,14 @@ fn for_every_strategy<T: SumElement, R: Copy>(
                             let got = gpu
                                 .reduce_sum(&view, s)
                                 .unwrap_or_else(|e| panic!("{:?} len {} failed: {}", s, len, e));
-                            let grid = kernel.grid(len, block, grain, gpu.sm_count(), gpu.max_threads_per_sm());
+                            let grid = cudakernels::ladder_grid(
+                                *kernel,
+                                len,
+                                block,
+                                grain,
+                                gpu.sm_count(),
+                                gpu.max_threads_per_sm(),
+                            );
                             check(got, want, len, offset, s, grid);
                         }
                     }

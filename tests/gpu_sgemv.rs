@@ -84,7 +84,7 @@ fn shapes_with_every_kernel() {
             let x: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
             let (da, dx) = (upload(&a), upload(&x));
             let case = Case { m, n, lda: n, a: &a, x: &x, y0: &[], alpha: 1.0, beta: 0.0 };
-            for &k in std::iter::once(&SgemvKernel::Auto).chain(SgemvKernel::EXPLICIT.iter()) {
+            for k in std::iter::once(SgemvKernel::Auto).chain(SgemvKernel::explicit()) {
                 let what = format!("seed {} {:?}", rng.seed, k);
                 match run(&gpu, &case, &da, &dx, k) {
                     Ok(y) => {
@@ -133,7 +133,7 @@ fn alpha_beta_lda_and_offset_views() {
                 let (va, vx) = (da.index(a_off..), dx.index(x_off..));
                 let case = Case { m, n, lda, a: &a[a_off..], x: &x[x_off..], y0: &y0, alpha, beta };
                 let aligned = a_off == 0 && x_off == 0 && lda % 4 == 0;
-                for &k in std::iter::once(&SgemvKernel::Auto).chain(SgemvKernel::EXPLICIT.iter()) {
+                for k in std::iter::once(SgemvKernel::Auto).chain(SgemvKernel::explicit()) {
                     let what = format!(
                         "seed {} {:?} alpha {} beta {} offsets ({}, {})",
                         rng.seed, k, alpha, beta, a_off, x_off

@@ -118,7 +118,7 @@ fn run(
 
 /// Kernels to try for `op`: Auto first, then every named kernel of that op.
 fn kernels(op: Op) -> Vec<SgemvKernel> {
-    std::iter::once(SgemvKernel::Auto).chain(SgemvKernel::EXPLICIT.iter().copied().filter(|k| k.op() == op)).collect()
+    std::iter::once(SgemvKernel::Auto).chain(SgemvKernel::explicit().filter(|k| k.op() == op)).collect()
 }
 
 /// Runs every kernel of `op` that accepts the views; exact comparison. Returns how many ran.

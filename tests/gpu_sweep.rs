@@ -3,7 +3,7 @@
 //! block size, every typed op × type, every sgemv kernel.
 mod common;
 use common::{download, gpu, upload, Rng, U32};
-use cudakernels::config::TYPED_TYPES;
+use cudakernels::TYPED_TYPES;
 use cudakernels::{Finish, Gpu, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
 
 /// Several blocks with a partial last one, for every step at block 256.
@@ -78,7 +78,7 @@ fn typed_all(gpu: &Gpu, rng: &mut Rng) -> usize {
 fn sgemv_all(gpu: &Gpu, rng: &mut Rng) -> usize {
     let m = 37;
     let mut runs = 0;
-    for &kernel in SgemvKernel::EXPLICIT.iter() {
+    for kernel in SgemvKernel::explicit() {
         let op = kernel.op();
         let mut ran = false;
         for &n in [4usize, 8, 16, 32, 64, 128, 200].iter() {
@@ -120,5 +120,5 @@ fn every_kernel_once() {
     };
     let mut rng = Rng::fresh("sweep");
     let runs = ladder(&gpu, &mut rng) + typed_all(&gpu, &mut rng) + sgemv_all(&gpu, &mut rng);
-    assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + SgemvKernel::EXPLICIT.len());
+    assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + cudakernels::SGEMV_KERNELS.len());
 }

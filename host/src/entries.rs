@@ -1,9 +1,12 @@
 //! Every kernel entry point in one fixed order: the table a [`crate::Gpu`] resolves once at
-//! open, so that a launch looks its function up by index, without a lock or a string.
+//! open, so that a launch looks its function up by index, without a lock or a string. The
+//! names come from the kernels' own tables.
 use crate::ladder::ladder_names;
-use kernels::config::{LADDER_BLOCKS, LADDER_STEPS, LADDER_TYPES, SGEMV_ENTRIES, TYPED_OPS, TYPED_TYPES};
+use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
+use kernels::sgemv::SGEMV_KERNELS;
+use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 
-const LADDER: usize = LADDER_STEPS.len() * LADDER_TYPES.len() * LADDER_BLOCKS.len();
+const LADDER: usize = LadderKernel::ALL.len() * LADDER_TYPES.len() * LADDER_BLOCKS.len();
 const FINISH: usize = LADDER;
 const TYPED: usize = FINISH + LADDER_TYPES.len();
 const F64ACC: usize = TYPED + TYPED_OPS.len() * TYPED_TYPES.len();
@@ -19,7 +22,7 @@ pub(crate) fn entry_names() -> Vec<String> {
         names.extend(TYPED_TYPES.iter().map(|t| format!("{}_{}", op, t)));
     }
     names.push("sum_f32_f64acc".into());
-    names.extend(SGEMV_ENTRIES.iter().map(|s| s.to_string()));
+    names.extend(SGEMV_KERNELS.iter().map(|e| e.name.to_string()));
     names
 }
 
@@ -38,7 +41,7 @@ pub(crate) fn f64acc_entry() -> usize {
     F64ACC
 }
 
-/// sgemv kernel number `k` in `SGEMV_ENTRIES`.
+/// sgemv kernel number `k` in `SGEMV_KERNELS`.
 pub(crate) fn sgemv_entry(k: usize) -> usize {
     SGEMV + k
 }
@@ -46,16 +49,18 @@ pub(crate) fn sgemv_entry(k: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kernels::sgemv::SgemvKernel;
 
     #[test]
     fn every_index_names_its_entry_point() {
         let names = entry_names();
-        assert_eq!(names.len(), SGEMV + SGEMV_ENTRIES.len());
+        assert_eq!(names.len(), SGEMV + SGEMV_KERNELS.len());
         assert_eq!(names[finish_entry("i32")], "reduce_finish_i32");
         assert_eq!(names[typed_entry(3, "f64")], "minmax_f64");
         assert_eq!(names[typed_entry(0, "u8")], "sum_u8");
         assert_eq!(names[f64acc_entry()], "sum_f32_f64acc");
-        assert_eq!(names[sgemv_entry(13)], "sgemv_block_per_row");
+        let block_per_row = SgemvKernel::BlockPerRow.index().expect("built");
+        assert_eq!(names[sgemv_entry(block_per_row)], "sgemv_block_per_row");
         let mut sorted = names.clone();
         sorted.sort();
         sorted.dedup();

@@ -20,7 +20,12 @@ pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
-pub use ladder::{ladder_entry_point, Finish, LadderKernel, ReduceStrategy, SumElement};
+pub use kernels::reduce::{LadderGrid, LADDER_BLOCKS, LADDER_TYPES};
+pub use kernels::sgemv::SGEMV_KERNELS;
+pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};
+pub use ladder::{ladder_entry_point, ladder_grid, Finish, LadderKernel, ReduceStrategy, SumElement};
 pub use multi::{MultiGpu, RowShard};
-pub use sgemv::{validate_sgemv, validate_sgemv_op, Op, SgemvKernel, SgemvOptions, SgemvPlan, SgemvShape};
+pub use sgemv::{
+    Occupancy, Op, RawSlice, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch, SgemvOptions, SgemvPlan, SgemvShape,
+};
 pub use typed::{typed_entry_point, TypedElement, TypedOp};

@@ -13,10 +13,10 @@
 //!
 //! Every rank ends with the result; value calls return each rank's, in rank order.
 use crate::error::{Check, Error, Result};
-use crate::gpu::{raw, Gpu};
+use crate::gpu::Gpu;
 use crate::ladder::{ReduceStrategy, SumElement};
 use crate::nccl::{Comm, DataType, Nccl, RawStream, RedOp};
-use crate::sgemv::{validate_sgemv, Op, SgemvOptions};
+use crate::sgemv::{Op, RawSlice, SgemvCall, SgemvOptions};
 use crate::typed::{TypedElement, TypedOp};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
 use std::sync::{Mutex, MutexGuard};
@@ -192,7 +192,8 @@ impl MultiGpu {
         }
         let lda = opts.lda.unwrap_or(n);
         for s in shards.iter() {
-            validate_sgemv(s.rows, n, lda, raw(s.a), raw(s.x), s.y.len())?;
+            let (a, x, y) = (RawSlice::of(s.a), RawSlice::of(s.x), RawSlice::of(s.y));
+            SgemvCall { op: Op::N, m: s.rows, n, lda, a, x, y }.validate()?;
         }
         let xs: Vec<u64> = shards.iter().map(|s| s.x.as_device_ptr().as_raw()).collect();
         let _guard = self.lock();

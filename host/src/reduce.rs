@@ -2,7 +2,7 @@
 use crate::entries::finish_entry;
 use crate::error::{Error, Result};
 use crate::gpu::{raw, Enqueue, GpuStream};
-use crate::ladder::{ladder_index, Finish, ReduceStrategy, SumElement};
+use crate::ladder::{ladder_grid, ladder_index, Finish, ReduceStrategy, SumElement};
 use crate::launch::check_grid;
 use cust::memory::DeviceSlice;
 use kernels::config::{finish, FINISH_BLOCK};
@@ -61,7 +61,8 @@ fn enqueue_sum<T: SumElement>(
         return Ok(None);
     }
     let gpu = q.gpu();
-    let grid = check_grid(kernel.grid(n, block, grain, gpu.sm_count(), gpu.max_threads_per_sm()), gpu.max_grid_x())?;
+    let grid =
+        check_grid(ladder_grid(kernel, n, block, grain, gpu.sm_count(), gpu.max_threads_per_sm()), gpu.max_grid_x())?;
     let partials = match fin {
         Finish::Flagged => q.flagged_slots(grid as usize)?,
         _ => q.partials(grid as usize * size)?,

@@ -49,7 +49,7 @@ pub enum TypedOp {
 impl TypedOp {
     pub const ALL: [TypedOp; 4] = [TypedOp::Sum, TypedOp::Min, TypedOp::Max, TypedOp::MinMax];
     pub fn name(self) -> &'static str {
-        kernels::config::TYPED_OPS[self as usize]
+        kernels::typed::TYPED_OPS[self as usize]
     }
 }
 

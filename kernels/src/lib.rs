@@ -21,9 +21,7 @@ pub mod block;
 pub mod ops;
 #[cfg(target_os = "cuda")]
 pub mod packed;
-#[cfg(target_os = "cuda")]
 pub mod reduce;
-#[cfg(target_os = "cuda")]
 pub mod sgemv;
 #[cfg(target_os = "cuda")]
 mod shared;
@@ -31,7 +29,6 @@ mod shared;
 pub mod shuffle;
 #[cfg(target_os = "cuda")]
 pub mod thread;
-#[cfg(target_os = "cuda")]
 pub mod typed;
 #[cfg(target_os = "cuda")]
 pub mod warp;

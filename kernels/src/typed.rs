@@ -9,39 +9,53 @@
 //! holds `gridDim.x` accumulators, `counter` is a u32 that is 0 before the launch (the kernel
 //! leaves it 0), `out` one accumulator.
 //! Thread mapping: see [`crate::thread::fold_vectorized`].
-use crate::block;
-use crate::config::MinMax as Pair;
-use crate::ops::{Max, Min, MinMax, Sum};
-use crate::thread::fold_vectorized;
+#[cfg(target_os = "cuda")]
+use crate::{
+    block,
+    config::MinMax as Pair,
+    ops::{Max, Min, MinMax, Sum},
+    thread::fold_vectorized,
+};
+#[cfg(target_os = "cuda")]
 use cuda_std::prelude::*;
 
-macro_rules! typed {
-    ($($name:ident: $e:ty => $op:ty, $acc:ty;)*) => {$(
+/// One entry point `$name` reducing `$e` with operator `$op` into accumulator `$acc`.
+macro_rules! typed_entry {
+    ($name:ident: $e:ty => $op:ty, $acc:ty) => {
+        #[cfg(target_os = "cuda")]
         #[kernel]
         pub unsafe fn $name(input: &[$e], partials: *mut $acc, counter: *mut u32, out: *mut $acc) {
             let v = block::reduce::<$op>(fold_vectorized::<$e, $op>(input));
             block::finish_last_block::<$op>(v, partials, counter, out);
         }
-    )*};
+    };
 }
 
-macro_rules! min_max {
-    ($($t:ident),*) => { paste::paste! { typed! { $(
-        [<min_ $t>]: $t => Min<$t>, $t;
-        [<max_ $t>]: $t => Max<$t>, $t;
-        [<minmax_ $t>]: $t => MinMax<$t>, Pair<$t>;
-    )* } } };
+/// From one list of element types with their sum accumulators: the type and op lists the host
+/// reads, and (on the GPU) `sum_`, `min_`, `max_` and `minmax_` of each type.
+macro_rules! typed {
+    ($($t:ident => $sum:ident),* $(,)?) => {
+        /// Operations of the typed reductions; entry points are `{op}_{type}`, plus `sum_f32_f64acc`.
+        pub const TYPED_OPS: [&str; 4] = ["sum", "min", "max", "minmax"];
+        /// Element types of the typed reductions.
+        pub const TYPED_TYPES: [&str; [$(stringify!($t)),*].len()] = [$(stringify!($t)),*];
+        $( paste::paste! {
+            typed_entry!([<sum_ $t>]: $t => Sum<$sum>, $sum);
+            typed_entry!([<min_ $t>]: $t => Min<$t>, $t);
+            typed_entry!([<max_ $t>]: $t => Max<$t>, $t);
+            typed_entry!([<minmax_ $t>]: $t => MinMax<$t>, Pair<$t>);
+        } )*
+    };
 }
-min_max!(u8, i8, u16, i16, i32, u32, f32, f64);
 
 typed! {
-    sum_u8: u8 => Sum<u64>, u64;
-    sum_u16: u16 => Sum<u64>, u64;
-    sum_u32: u32 => Sum<u64>, u64;
-    sum_i8: i8 => Sum<i64>, i64;
-    sum_i16: i16 => Sum<i64>, i64;
-    sum_i32: i32 => Sum<i64>, i64;
-    sum_f32: f32 => Sum<f32>, f32;
-    sum_f32_f64acc: f32 => Sum<f64>, f64;
-    sum_f64: f64 => Sum<f64>, f64;
+    u8 => u64,
+    i8 => i64,
+    u16 => u64,
+    i16 => i64,
+    i32 => i64,
+    u32 => u64,
+    f32 => f32,
+    f64 => f64,
 }
+typed_entry!(sum_f32_f64acc: f32 => Sum<f64>, f64);

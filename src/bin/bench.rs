@@ -8,10 +8,12 @@
 use cudakernels::cust::memory::{
     AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer,
 };
+use cudakernels::sgemv::dispatch::stripe_depths;
 use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{
-    multi, open_with, validate_sgemv_op, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, Op,
-    ReduceStrategy, Result, RowShard, SgemvKernel, SgemvOptions, SgemvShape, TypedElement, TypedOp,
+    multi, open_with, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, Occupancy, Op, RawSlice,
+    ReduceStrategy, Result, RowShard, SgemvCall, SgemvKernel, SgemvOptions, SgemvPlan, SgemvShape, TypedElement,
+    TypedOp,
 };
 use std::io::Write;
 
@@ -134,7 +136,14 @@ fn fast_path_tuning(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 let ms = median_ms(gpu, WARMUP, REPS, &mut call)?;
                 let piped = pipelined_ms(gpu, &mut call)?;
                 let host = host_us(gpu, &mut call)?;
-                let grid = LadderKernel::Vectorized.grid(n, block, grain, gpu.sm_count(), gpu.max_threads_per_sm());
+                let grid = cudakernels::ladder_grid(
+                    LadderKernel::Vectorized,
+                    n,
+                    block,
+                    grain,
+                    gpu.sm_count(),
+                    gpu.max_threads_per_sm(),
+                );
                 let bw = gbps(4 * n, ms);
                 println!(
                     "| 2^{} | {:?} | {} | {} | {} | {:.1} | {:.1} | {:.1} | {:.0} | {:.1}% |",
@@ -247,16 +256,10 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 gbps(bytes, same_size),
                 100.0 * gbps(bytes, same_size) / copy_bw
             );
-            let shape = cudakernels::validate_sgemv(
-                m,
-                n,
-                n,
-                (a[0].as_device_ptr().as_raw(), m * n),
-                (x[0].as_device_ptr().as_raw(), n),
-                m,
-            )?;
-            let kernels = std::iter::once(SgemvKernel::Auto)
-                .chain(SgemvKernel::EXPLICIT.iter().copied().filter(|k| k.validate(&shape).is_ok()));
+            let (a_raw, x_raw, y_raw) = (RawSlice::of(&a[0]), RawSlice::of(&x[0]), RawSlice::of(&y[0]));
+            let shape = SgemvCall { op: Op::N, m, n, lda: n, a: a_raw, x: x_raw, y: y_raw }.validate()?;
+            let kernels =
+                std::iter::once(SgemvKernel::Auto).chain(SgemvKernel::explicit().filter(|&k| shape.check(k).is_ok()));
             for kernel in kernels {
                 let opts = SgemvOptions { kernel, ..SgemvOptions::default() };
                 let hot = median_ms(gpu, WARMUP, REPS, |_| gpu.sgemv(m, n, &a[0], &x[0], &mut y[0], opts))?;
@@ -265,7 +268,7 @@ fn sgemv_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 let piped = pipelined_ms(gpu, &mut cold_call)?;
                 let host = host_us(gpu, &mut cold_call)?;
                 let name = match kernel {
-                    SgemvKernel::Auto => format!("**Auto = {:?}**", SgemvKernel::choose(&shape)),
+                    SgemvKernel::Auto => format!("**Auto = {:?}**", shape.auto_kernel()),
                     k => format!("{:?}", k),
                 };
                 println!(
@@ -615,8 +618,8 @@ fn shapes_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
             let mut y = buffers(1, y_len, |_| 0.0f32)?;
             let xv = x[0].index(x_off..);
             let opts = SgemvOptions { lda: Some(lda), op, ..SgemvOptions::default() };
-            let a_raw = |i: usize| (a[i].as_device_ptr().as_raw() + 4 * a_off as u64, a_len - a_off);
-            let shape = validate_sgemv_op(op, m, n, lda, a_raw(0), (xv.as_device_ptr().as_raw(), x_len), y_len)?;
+            let (a_raw, x_raw, y_raw) = (RawSlice::of(&a[0].index(a_off..)), RawSlice::of(&xv), RawSlice::of(&y[0]));
+            let shape = SgemvCall { op, m, n, lda, a: a_raw, x: x_raw, y: y_raw }.validate()?;
             let kernel = gpu.sgemv_auto(&shape)?;
             let plan = gpu.sgemv_plan(kernel, &shape)?;
             let mut cold_call = |i: usize| gpu.sgemv(m, n, &a[i % a.len()].index(a_off..), &xv, &mut y[0], opts);
@@ -673,9 +676,7 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("### sgemv launch plans (raw launches, cold)\n");
     println!("| m | n | lda | op | kernel | args | grid | cold µs | GB/s | % of 1 GiB copy |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
-    use cudakernels::config::{
-        SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_STRIPE_DEPTHS, SGEMV_WIDE_TILE, VECTOR_UNROLL, WARP_SIZE,
-    };
+    use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_WIDE_TILE, VECTOR_UNROLL, WARP_SIZE};
     let sms = gpu.sm_count() as usize;
     // (m, n, lda - n, offset of A, op)
     let cases: [(usize, usize, usize, usize, Op); 20] = [
@@ -733,11 +734,12 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 .max_active_blocks_per_multiprocessor(SGEMV_T_BLOCK.into(), 0)
                 .map_err(Error::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
             let shape = SgemvShape { op, m, n, lda, a_addr: 4 * off as u64, x_addr: 0 };
-            let p = old.plan(&shape, sms as u32, per_sm * SGEMV_T_BLOCK)?;
-            runs.push((old.entry_point(), p.args, p.grid as usize));
+            let occupancy = Occupancy { sm_count: sms as u32, threads_per_sm: per_sm * SGEMV_T_BLOCK };
+            let p = SgemvPlan::new(old, &shape, occupancy)?;
+            runs.push((old.entry_point(), p.extra.values(), p.grid as usize));
             // Striped: 32-column tiles × 1 to 4 row splits, at three depths.
             let tiles = (n + WARP_SIZE as usize - 1) / WARP_SIZE as usize;
-            for entry in SGEMV_T_STRIPE_DEPTHS.iter().map(|&d| SgemvKernel::TStripes(d).entry_point()) {
+            for entry in stripe_depths().map(|d| SgemvKernel::TStripes(d).entry_point()) {
                 for &splits in [1usize, 2, 3, 4].iter().filter(|&&s| 2 * tiles * s >= sms && tiles * s <= 6 * sms) {
                     let rows_per_split = (m + splits - 1) / splits;
                     runs.push((entry, vec![rows_per_split, 0], tiles * splits));
@@ -753,14 +755,14 @@ fn plans_table(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 for &per_sm in [1usize, 2].iter() {
                     let splits = (per_sm * sms / tiles).max(1);
                     let rows_per_split = (m + splits - 1) / splits;
-                    let middle = SgemvKernel::TStripes(SGEMV_T_STRIPE_DEPTHS[1]).entry_point();
+                    let middle = SgemvKernel::TStripes(stripe_depths().nth(1).expect("three depths")).entry_point();
                     runs.push((middle, vec![rows_per_split, 0], tiles * splits));
                 }
             }
         }
         for (entry, extra, grid) in runs {
             let f = module.get_function(entry).map_err(Error::cuda("cuModuleGetFunction"))?;
-            let kernel = SgemvKernel::EXPLICIT.iter().find(|k| k.entry_point() == entry).expect("an sgemv entry");
+            let kernel = SgemvKernel::explicit().find(|k| k.entry_point() == entry).expect("an sgemv entry");
             let block = kernel.block();
             let (xp, yp) = (x[0].as_device_ptr().as_raw(), y[0].as_device_ptr().as_raw());
             let (pp, cp) = (partials[0].as_device_ptr().as_raw(), counters[0].as_device_ptr().as_raw());

@@ -13,32 +13,102 @@
 //! # Safety
 //! Launch with `blockDim.x == B` (the entry point's block) and the grid the host's launch
 //! arithmetic gives for the step; `partials` must hold `gridDim.x` elements (64-bit for `FLAGGED`).
+#[cfg(target_os = "cuda")]
 use crate::block;
+#[cfg(target_os = "cuda")]
 use crate::ops::Sum;
+#[cfg(target_os = "cuda")]
 use cuda_std::prelude::*;
 
+#[cfg(target_os = "cuda")]
 mod interleaved;
+#[cfg(target_os = "cuda")]
 mod multi_element;
+#[cfg(target_os = "cuda")]
 mod sequential;
+#[cfg(target_os = "cuda")]
 mod tree;
+#[cfg(target_os = "cuda")]
 mod unrolled;
+#[cfg(target_os = "cuda")]
 mod vectorized;
+#[cfg(target_os = "cuda")]
 mod warp_shuffle;
 
+#[cfg(target_os = "cuda")]
 pub use interleaved::{interleaved_divergent, interleaved_mask, interleaved_strided};
+#[cfg(target_os = "cuda")]
 pub use multi_element::{global_stride, local_stride};
+#[cfg(target_os = "cuda")]
 pub use sequential::{first_add, sequential};
+#[cfg(target_os = "cuda")]
 pub use unrolled::{complete_unroll, unrolled_warp};
+#[cfg(target_os = "cuda")]
 pub use vectorized::vectorized;
+#[cfg(target_os = "cuda")]
 pub use warp_shuffle::warp_shuffle;
 
+/// How many blocks a step takes for n elements (the host's launch arithmetic).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LadderGrid {
+    /// This many elements per thread.
+    PerThread(u32),
+    /// `grain` elements per thread.
+    Grain,
+    /// `grain` 16-byte vectors per thread until the grid fills the device, then grid-stride.
+    Vectorized,
+}
+
+/// From one list of steps, types and block sizes: the host's [`LadderKernel`] enum, the type
+/// and block lists, and (on the GPU) an entry point `reduce_{step}_{type}_b{block}` for each,
+/// plus a second pass `reduce_finish_{type}` per type.
 macro_rules! ladder {
-    ($($step:ident),* $(,)?) => { $( ladder!(@type $step f32); ladder!(@type $step i32); )* };
-    (@type $step:ident $t:ident) => {
-        ladder!(@one $step $t 128); ladder!(@one $step $t 256);
-        ladder!(@one $step $t 512); ladder!(@one $step $t 1024);
+    (types: $types:tt, blocks: $blocks:tt, steps: { $($kernel:ident => $step:ident, $grid:ident $(($per:literal))?;)* }) => {
+        /// One step of the reduction ladder, slowest first.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum LadderKernel { $($kernel),* }
+
+        impl LadderKernel {
+            /// Every step, in order.
+            pub const ALL: [LadderKernel; [$(stringify!($kernel)),*].len()] = [$(LadderKernel::$kernel),*];
+
+            /// The step's name in its entry points.
+            pub const fn step_name(self) -> &'static str {
+                match self { $(LadderKernel::$kernel => stringify!($step)),* }
+            }
+
+            /// How many blocks it takes.
+            pub const fn grid_kind(self) -> LadderGrid {
+                match self { $(LadderKernel::$kernel => LadderGrid::$grid $(($per))?),* }
+            }
+        }
+
+        ladder!(@lists $types $blocks);
+        $( ladder!(@step $step $types $blocks); )*
     };
+    (@lists [$($t:ident),*] [$($b:literal),*]) => {
+        /// Element types the ladder is instantiated for.
+        pub const LADDER_TYPES: [&str; [$(stringify!($t)),*].len()] = [$(stringify!($t)),*];
+        /// Block sizes the ladder is instantiated for (const generics, one entry point each).
+        pub const LADDER_BLOCKS: [u32; [$($b),*].len()] = [$($b),*];
+        $( ladder!(@second_pass $t); )*
+    };
+    (@second_pass $t:ident) => { paste::paste! {
+        /// Second pass: one block of `FINISH_BLOCK` threads folds the per-block partials in a
+        /// fixed order and writes `out[0]`. Deterministic.
+        #[cfg(target_os = "cuda")]
+        #[kernel]
+        pub unsafe fn [<reduce_finish_ $t>](partials: &[$t], out: *mut $t) {
+            let total = block::reduce_array::<Sum<$t>>(partials.as_ptr(), partials.len());
+            if cuda_std::thread::thread_idx_x() == 0 {
+                *out = total;
+            }
+        }
+    }};
+    (@step $step:ident [$($t:ident),*] $blocks:tt) => { $( ladder!(@type $step $t $blocks); )* };
+    (@type $step:ident $t:ident [$($b:literal),*]) => { $( ladder!(@one $step $t $b); )* };
     (@one $step:ident $t:ident $b:literal) => { paste::paste! {
+        #[cfg(target_os = "cuda")]
         #[kernel]
         pub unsafe fn [<reduce_ $step _ $t _b $b>](
             input: &[$t], grain: u32, mode: u32, partials: *mut $t, counter: *mut u32, out: *mut $t,
@@ -49,31 +119,20 @@ macro_rules! ladder {
     }};
 }
 
-ladder!(
-    interleaved_divergent,
-    interleaved_mask,
-    interleaved_strided,
-    sequential,
-    first_add,
-    unrolled_warp,
-    complete_unroll,
-    global_stride,
-    local_stride,
-    warp_shuffle,
-    vectorized,
-);
-
-macro_rules! second_pass {
-    ($($t:ident),*) => { $( paste::paste! {
-        /// Second pass: one block of `FINISH_BLOCK` threads folds the per-block partials in a
-        /// fixed order and writes `out[0]`. Deterministic.
-        #[kernel]
-        pub unsafe fn [<reduce_finish_ $t>](partials: &[$t], out: *mut $t) {
-            let total = block::reduce_array::<Sum<$t>>(partials.as_ptr(), partials.len());
-            if cuda_std::thread::thread_idx_x() == 0 {
-                *out = total;
-            }
-        }
-    })* };
+ladder! {
+    types: [f32, i32],
+    blocks: [128, 256, 512, 1024],
+    steps: {
+        InterleavedDivergent => interleaved_divergent, PerThread(1);
+        InterleavedMask => interleaved_mask, PerThread(1);
+        InterleavedStrided => interleaved_strided, PerThread(1);
+        Sequential => sequential, PerThread(1);
+        FirstAdd => first_add, PerThread(2);
+        UnrolledWarp => unrolled_warp, PerThread(2);
+        CompleteUnroll => complete_unroll, PerThread(2);
+        GlobalStride => global_stride, Grain;
+        LocalStride => local_stride, Grain;
+        WarpShuffle => warp_shuffle, Grain;
+        Vectorized => vectorized, Vectorized;
+    }
 }
-second_pass!(f32, i32);

@@ -1,0 +1,142 @@
+//! sgemv: `y = alpha · op(A) x + beta · y`, A row-major m×n with leading dimension `lda`,
+//! op(A) = A ([`Op::N`]) or Aᵀ ([`Op::T`]).
+//!
+//! - [`shape`]: what a call passes, checked ([`SgemvCall`] → [`SgemvShape`]);
+//! - [`dispatch`]: which kernel takes a shape (`Auto`'s table) and whether a named one can;
+//! - [`plan`]: grid, block and typed extra arguments of one kernel for one shape.
+//!
+//! The kernels themselves, and what each is (op, launch kind, loads), are the table
+//! `kernels::sgemv::SGEMV_KERNELS`.
+pub mod dispatch;
+pub mod plan;
+pub mod shape;
+
+use crate::entries::sgemv_entry;
+use crate::error::Result;
+use crate::gpu::{GpuStream, KernelArg};
+use crate::launch::{check_grid, div_ceil};
+use cust::memory::DeviceSlice;
+use kernels::config::SGEMV_T_BLOCK;
+pub use kernels::sgemv::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch, SGEMV_KERNELS};
+pub use plan::{Occupancy, SgemvExtra, SgemvPlan};
+pub use shape::{RawSlice, SgemvCall, SgemvShape};
+
+/// Options of [`GpuStream::sgemv`]; the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`,
+/// `Op::N`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SgemvOptions {
+    pub alpha: f32,
+    pub beta: f32,
+    /// Leading dimension (elements between row starts); `None` means n.
+    pub lda: Option<usize>,
+    pub kernel: SgemvKernel,
+    pub op: Op,
+}
+
+impl Default for SgemvOptions {
+    fn default() -> Self {
+        SgemvOptions { alpha: 1.0, beta: 0.0, lda: None, kernel: SgemvKernel::Auto, op: Op::N }
+    }
+}
+
+impl GpuStream {
+    /// The kernel `Auto` runs for `shape` on this device: [`SgemvShape::auto_kernel`], with the
+    /// depth of `TStripes` from the blocks of each depth the device keeps resident
+    /// ([`dispatch::stripes_depth`]). Tiles past every depth's one wave take `TVec4` where rows
+    /// are float4 aligned (it was faster there), else depth 16.
+    pub fn sgemv_auto(&self, shape: &SgemvShape) -> Result<SgemvKernel> {
+        let kernel = shape.auto_kernel();
+        if let SgemvKernel::TStripes(_) = kernel {
+            let mut slots = Vec::new();
+            for depth in dispatch::stripe_depths() {
+                let entry = sgemv_entry(SgemvKernel::TStripes(depth).index().expect("a built depth"));
+                slots.push((self.blocks_per_sm(entry, SGEMV_T_BLOCK)? * self.sm_count()) as usize);
+            }
+            return Ok(match dispatch::stripes_depth(shape.stripes_tiles(), &slots) {
+                Some(depth) => SgemvKernel::TStripes(depth),
+                None if shape.rows_aligned() => SgemvKernel::TVec4,
+                None => SgemvKernel::TStripes(dispatch::stripe_depths().nth(1).expect("the middle depth")),
+            });
+        }
+        Ok(kernel)
+    }
+
+    /// The launch of `kernel` (built, not `Auto`) for `shape` on this device, planned with the
+    /// threads the device really keeps resident.
+    pub fn sgemv_plan(&self, kernel: SgemvKernel, shape: &SgemvShape) -> Result<SgemvPlan> {
+        let index = kernel.index().ok_or_else(|| dispatch::not_built(kernel))?;
+        let threads_per_sm = self.resident_threads(sgemv_entry(index), kernel.block())?;
+        SgemvPlan::new(kernel, shape, Occupancy { sm_count: self.sm_count(), threads_per_sm })
+    }
+
+    /// Enqueues `y = alpha · op(A) x + beta · y` (A row-major m×n, `opts.lda` ≥ n; `opts.op`)
+    /// without waiting. An empty y does nothing; an empty sum (n = 0 for `N`, m = 0 for `T`)
+    /// gives `y = beta * y`. With beta = 0, y is not read.
+    /// Errors: `LengthMismatch` (A shorter than (m-1)·lda+n; x or y not n and m as `op`
+    /// says), `LeadingDimension`, `Unsupported`/`Misaligned` for a named kernel that cannot
+    /// take the input, `TooLarge`.
+    pub fn sgemv(
+        &self,
+        m: usize,
+        n: usize,
+        a: &DeviceSlice<f32>,
+        x: &DeviceSlice<f32>,
+        y: &mut DeviceSlice<f32>,
+        opts: SgemvOptions,
+    ) -> Result<()> {
+        let lda = opts.lda.unwrap_or(n);
+        let (a_raw, x_raw, y_raw) = (RawSlice::of(a), RawSlice::of(x), RawSlice::of(y));
+        let shape = SgemvCall { op: opts.op, m, n, lda, a: a_raw, x: x_raw, y: y_raw }.validate()?;
+        if shape.out_len() == 0 {
+            return Ok(());
+        }
+        let kernel = match opts.kernel {
+            SgemvKernel::Auto => self.sgemv_auto(&shape)?,
+            k => k,
+        };
+        shape.check(kernel)?;
+        let plan = self.sgemv_plan(kernel, &shape)?;
+        let entry = sgemv_entry(kernel.index().expect("checked: built"));
+        let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
+        let mut q = self.lock()?;
+        let (alpha, beta) = (&opts.alpha, &opts.beta);
+        // Kernels that share output tiles take partials per (split, output) and a zeroed
+        // counter per tile, allocated only with several splits (the kernels touch neither
+        // otherwise).
+        let (partials, counters) = if plan.splits > 1 {
+            (q.partials(4 * plan.splits * shape.out_len())?, q.flagged_slots(div_ceil(plan.tiles, 2))?)
+        } else {
+            (0, 0)
+        };
+        let extra = plan.extra.values();
+        let mut args: Vec<&dyn KernelArg> =
+            vec![&a_raw.addr, &a_raw.len, &x_raw.addr, &x_raw.len, &m, &n, &lda, alpha, beta, &y_raw.addr];
+        args.extend(extra.iter().map(|a| a as &dyn KernelArg));
+        if kernel.entry().map_or(false, |e| e.launch.takes_partials()) {
+            args.push(&partials);
+            args.push(&counters);
+        }
+        q.launch(entry, grid, plan.block, &args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_table_names_each_kernel_once() {
+        for (i, k) in SgemvKernel::explicit().enumerate() {
+            assert_eq!(k.index(), Some(i));
+            assert_eq!(k.entry_point(), SGEMV_KERNELS[i].name);
+            assert!(k.entry_point().starts_with("sgemv_"), "{:?}", k);
+        }
+        let mut names: Vec<_> = SGEMV_KERNELS.iter().map(|e| e.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), SGEMV_KERNELS.len(), "entry names are unique");
+        assert_eq!(SgemvKernel::RowsPerWarp(4).entry_point(), "sgemv_rows4");
+        assert_eq!(SgemvKernel::Vec4Rows(64).entry_point(), "sgemv_vec4_n64");
+        assert_eq!((SgemvKernel::Auto.index(), SgemvKernel::RowsPerWarp(3).index()), (None, None));
+    }
+}
