@@ -19,7 +19,7 @@ pub const VECTOR_UNROLL: u32 = 4;
 /// The fast path (`Auto` sums and the typed reductions): (input bytes up to, threads per
 /// block, 16-byte vectors per thread until the grid reaches the resident blocks), first
 /// matching row. Smaller blocks shorten the launch and the tail on small inputs; 1024-thread
-/// blocks stream best on large ones (docs/tuning-log.md, fast-path tuning).
+/// blocks stream best on large ones (docs/results/2026-11-21-h200/raw-output.md, fast-path tuning).
 pub const FAST_LAUNCH: [(usize, u32, u32); 3] = [(8 << 20, 256, 4), (64 << 20, 512, 4), (usize::MAX, 1024, 4)];
 /// Block size of the second-pass kernel that folds per-block partials.
 pub const FINISH_BLOCK: u32 = 1024;
