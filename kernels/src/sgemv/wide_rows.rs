@@ -22,12 +22,52 @@ const WARPS: usize = B / WARP_SIZE as usize;
 
 /// Thread mapping: see the file comment; after the rows, thread k < rows owns row k's partial.
 pub unsafe fn rows(g: Gemv, rows: usize, partials: *mut f32, counters: *mut u32) {
-    let Gemv { a, x, m, n, lda, .. } = g;
     let warp_sums = shared_array!(SHARED_WIDE_WARP_SUMS: [f32; SGEMV_WIDE_ROWS * WARPS]);
     let stage = shared_array!(SHARED_WIDE_STAGE: [f32; SGEMV_WIDE_BLOCK as usize]);
-    let tiles = core::cmp::max((n + TILE - 1) / TILE, 1);
+    let tiles = core::cmp::max((g.n + TILE - 1) / TILE, 1);
     let b = block_index();
     let (group, tile) = (b / tiles, b % tiles);
+    let tid = thread_idx_x() as usize;
+    let r0 = group * rows;
+    let count = core::cmp::min(r0 + rows, g.m) - r0;
+    dot_rows(&g, tile, r0, count, warp_sums);
+    sync_threads();
+    let mine = tid < count;
+    let mut sum = 0.0f32;
+    if mine {
+        for v in 0..WARPS {
+            sum += *warp_sums.add(tid * WARPS + v);
+        }
+    }
+    if tiles == 1 {
+        if mine {
+            g.store(r0 + tid, sum);
+        }
+        return;
+    }
+    let stride = sgemv_wide_stride(tiles);
+    if mine {
+        write_volatile(partials.add((r0 + tid) * stride + tile), sum);
+    }
+    if tile_fold::last_of_tile(counters.add(group), tiles as u32) {
+        let lanes = B / count.next_power_of_two();
+        *stage.add(tid) = fold_partials(partials, r0, stride, tiles, count, lanes);
+        sync_threads();
+        if mine {
+            let mut total = 0.0f32;
+            for s in 0..lanes {
+                total += *stage.add(tid * lanes + s);
+            }
+            g.store(r0 + tid, total);
+        }
+    }
+}
+
+/// The `count` rows from `r0` against this thread's two float4 columns of tile `tile`, four rows
+/// at a time; row j's warp sum goes to `warp_sums[j · WARPS + warp]`.
+#[inline(always)]
+unsafe fn dot_rows(g: &Gemv, tile: usize, r0: usize, count: usize, warp_sums: *mut f32) {
+    let Gemv { a, x, n, lda, .. } = *g;
     let tid = thread_idx_x() as usize;
     let (w, lane) = (tid / WARP_SIZE as usize, tid % WARP_SIZE as usize);
     let c0 = tile * TILE + 4 * tid;
@@ -39,8 +79,6 @@ pub unsafe fn rows(g: Gemv, rows: usize, partials: *mut f32, counters: *mut u32)
     let x1 = if live1 { load_v4(x.add(c1) as *const [u32; 4]) } else { zero };
     let c0r = if live0 { c0 } else { 0 };
     let c1r = if live1 { c1 } else { c0r };
-    let r0 = group * rows;
-    let count = core::cmp::min(r0 + rows, m) - r0;
     let last_row = r0 + count - 1;
     let at = |r: usize, c: usize| load_v4(a.add(r * lda + c) as *const [u32; 4]);
     let mut k = 0;
@@ -69,67 +107,44 @@ pub unsafe fn rows(g: Gemv, rows: usize, partials: *mut f32, counters: *mut u32)
         }
         k += 4;
     }
-    sync_threads();
-    let mine = tid < count;
-    let mut sum = 0.0f32;
-    if mine {
-        for v in 0..WARPS {
-            sum += *warp_sums.add(tid * WARPS + v);
-        }
-    }
-    if tiles == 1 {
-        if mine {
-            g.store(r0 + tid, sum);
-        }
-        return;
-    }
-    let stride = sgemv_wide_stride(tiles);
-    if mine {
-        write_volatile(partials.add((r0 + tid) * stride + tile), sum);
-    }
-    if tile_fold::last_of_tile(counters.add(group), tiles as u32) {
-        // `lanes` threads per row, each summing the row's float4s sub, sub + lanes, … (the
-        // padding past `tiles` as zeros), then the row's threads in order.
-        let lanes = B / count.next_power_of_two();
-        let (row, sub) = (tid / lanes, tid % lanes);
-        let mut acc = 0.0f32;
-        if row < count {
-            let p = partials.add((r0 + row) * stride) as *const [u32; 4];
-            let quads = stride / 4;
-            // Adds quad q's entries in order, entries past `tiles` (padding) as nothing.
-            let add = |acc: f32, q: usize, v: [u32; 4]| {
-                let mut acc = acc;
-                for c in 0..4 {
-                    if 4 * q + c < tiles {
-                        acc += f32::from_bits(v[c]);
-                    }
+}
+
+/// The last block of a row group: `lanes` threads per row, each summing the row's partial
+/// float4s sub, sub + lanes, … (the padding past `tiles` as nothing), four in flight; the row's
+/// threads are then added in order by the caller.
+#[inline(always)]
+unsafe fn fold_partials(partials: *mut f32, r0: usize, stride: usize, tiles: usize, count: usize, lanes: usize) -> f32 {
+    let tid = thread_idx_x() as usize;
+    let (row, sub) = (tid / lanes, tid % lanes);
+    let mut acc = 0.0f32;
+    if row < count {
+        let p = partials.add((r0 + row) * stride) as *const [u32; 4];
+        let quads = stride / 4;
+        // Adds quad q's entries in order, entries past `tiles` (padding) as nothing.
+        let add = |acc: f32, q: usize, v: [u32; 4]| {
+            let mut acc = acc;
+            for c in 0..4 {
+                if 4 * q + c < tiles {
+                    acc += f32::from_bits(v[c]);
                 }
-                acc
-            };
-            let mut q = sub;
-            while q + 3 * lanes < quads {
-                let mut v = [[0u32; 4]; 4];
-                for k in 0..4 {
-                    v[k] = load_v4_l2(p.add(q + k * lanes));
-                }
-                for k in 0..4 {
-                    acc = add(acc, q + k * lanes, v[k]);
-                }
-                q += 4 * lanes;
             }
-            while q < quads {
-                acc = add(acc, q, load_v4_l2(p.add(q)));
-                q += lanes;
+            acc
+        };
+        let mut q = sub;
+        while q + 3 * lanes < quads {
+            let mut v = [[0u32; 4]; 4];
+            for k in 0..4 {
+                v[k] = load_v4_l2(p.add(q + k * lanes));
             }
+            for k in 0..4 {
+                acc = add(acc, q + k * lanes, v[k]);
+            }
+            q += 4 * lanes;
         }
-        *stage.add(tid) = acc;
-        sync_threads();
-        if mine {
-            let mut total = 0.0f32;
-            for s in 0..lanes {
-                total += *stage.add(tid * lanes + s);
-            }
-            g.store(r0 + tid, total);
+        while q < quads {
+            acc = add(acc, q, load_v4_l2(p.add(q)));
+            q += lanes;
         }
     }
+    acc
 }
