@@ -8,12 +8,15 @@
 use cudakernels::cust::memory::{
     AsyncCopyDestination, DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer,
 };
-use cudakernels::timing::{gbps, host_us, median_ms, pipelined_ms};
 use cudakernels::{
     multi, open_with, validate_sgemv_op, Cubin, Error, Finish, Gpu, ImageChoice, KernelImages, LadderKernel, Op,
     ReduceStrategy, Result, RowShard, SgemvKernel, SgemvOptions, SgemvShape, TypedElement, TypedOp,
 };
 use std::io::Write;
+use timing::{gbps, host_us, median_ms, pipelined_ms};
+
+#[path = "bench/timing.rs"]
+mod timing;
 
 const REPS: usize = 30;
 const WARMUP: usize = 5;
