@@ -1,0 +1,195 @@
+//! sgemv launch plans around the ones `plan()` picks, launched raw from the module the handle
+//! loaded, on the shapes where Auto trails cuBLAS or a same-size copy: wide rows by rows per
+//! block, split-K by waves, transposed by lanes per row and blocks per SM. Cold (A rotated),
+//! against the 1 GiB copy.
+use crate::harness::{
+    a_rotation, buffers, launch, x_value,
+    Fmt::{Fixed, Percent, Text},
+    RawSgemv, Table, REPS, WARMUP,
+};
+use crate::timing::{gbps, median_ms};
+use cudakernels::config::{
+    SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_STRIPE_DEPTHS, SGEMV_WIDE_TILE, VECTOR_UNROLL, WARP_SIZE,
+};
+use cudakernels::cust::module::Module;
+use cudakernels::{Error, Gpu, GpuStream, LoadedImage, Op, Result, SgemvKernel, SgemvPlan, SgemvShape};
+
+const TABLE: Table = Table::markdown(
+    "| m | n | lda | op | kernel | args | grid | cold µs | GB/s | % of 1 GiB copy |",
+    &[Text, Text, Text, Text, Text, Text, Text, Fixed(1), Fixed(0), Percent(1)],
+);
+
+/// (m, n, lda - n, offset of A, op)
+const CASES: [(usize, usize, usize, usize, Op); 20] = [
+    (64, 1 << 20, 0, 0, Op::N),
+    (256, 1 << 20, 0, 0, Op::N),
+    (3, 1 << 20, 0, 0, Op::N),
+    (16384, 16384, 0, 0, Op::N),
+    (4096, 14336, 0, 0, Op::N),
+    (4096, 4096, 0, 0, Op::N),
+    (4096, 4096, 0, 0, Op::T),
+    (4096, 4096, 1, 0, Op::T),
+    (4096, 4096, 0, 1, Op::T),
+    (8192, 8192, 0, 0, Op::T),
+    (16384, 16384, 0, 0, Op::T),
+    (1024, 1024, 0, 0, Op::T),
+    (11008, 4096, 0, 0, Op::T),
+    (4096, 11008, 0, 0, Op::T),
+    (14336, 4096, 0, 0, Op::T),
+    (4096, 14336, 0, 0, Op::T),
+    (1 << 20, 16, 0, 0, Op::T),
+    (1 << 20, 16, 1, 0, Op::T),
+    (1 << 20, 64, 0, 0, Op::T),
+    (1000, 1000, 0, 0, Op::T),
+];
+
+/// One raw launch: an sgemv entry point, the sizes it takes after the ten common parameters,
+/// and its grid.
+struct Launch {
+    entry: &'static str,
+    extra: Vec<usize>,
+    grid: usize,
+}
+
+impl Launch {
+    /// The library's own plan for `kernel`: the one place that reads an [`SgemvPlan`].
+    fn planned(kernel: SgemvKernel, plan: SgemvPlan) -> Launch {
+        Launch { entry: kernel.entry_point(), extra: plan.args, grid: plan.grid as usize }
+    }
+}
+
+pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    let s = gpu.default_stream();
+    let module = match s.image() {
+        LoadedImage::Cubin { sm } => Module::from_cubin(cudakernels::IMAGES.cubin(sm).expect("cubin"), &[]),
+        LoadedImage::Ptx => Module::from_ptx(cudakernels::PTX, &[]),
+    }
+    .map_err(Error::cuda("cuModuleLoadData"))?;
+    println!("### sgemv launch plans (raw launches, cold)\n");
+    TABLE.header();
+    for &(m, n, pad, a_off, op) in CASES.iter() {
+        let shape = SgemvShape { op, m, n, lda: n + pad, a_addr: 4 * a_off as u64, x_addr: 0 };
+        let launches = match op {
+            Op::N => row_launches(s, m, n),
+            Op::T => transposed_launches(s, &module, &shape)?,
+        };
+        time_launches(s, &module, copy_bw, &shape, a_off, launches)?;
+    }
+    println!();
+    Ok(())
+}
+
+/// Op::N: wide rows by rows per block, split-K by waves of the device.
+fn row_launches(s: &GpuStream, m: usize, n: usize) -> Vec<Launch> {
+    let mut launches = Vec::new();
+    let tiles = (n + SGEMV_WIDE_TILE - 1) / SGEMV_WIDE_TILE;
+    for &rows in [4usize, 8, 12, 16, 24, 32].iter().filter(|&&r| r < m + 4) {
+        launches.push(Launch { entry: "sgemv_wide_vec4", extra: vec![rows], grid: (m + rows - 1) / rows * tiles });
+    }
+    for &waves in [1usize, 2, 4].iter() {
+        let target = waves * (s.max_threads_per_sm() / SGEMV_SPLIT_BLOCK) as usize * s.sm_count() as usize;
+        let min_chunk = 4 * (VECTOR_UNROLL * SGEMV_SPLIT_BLOCK) as usize;
+        let splits = (target / m).clamp(1, (n / min_chunk).max(1));
+        let chunk = ((n + splits - 1) / splits + 3) / 4 * 4;
+        let splits = (n + chunk - 1) / chunk;
+        launches.push(Launch { entry: "sgemv_split_k_vec4", extra: vec![chunk], grid: m * splits });
+    }
+    launches
+}
+
+/// Op::T: the plan `TVec4` / `TScalar` get with the blocks the device keeps resident, then the
+/// striped kernels at every depth over 1 to 4 row splits (and the tile shift), and where the
+/// column tiles are few, splits that fill the device once or twice.
+fn transposed_launches(s: &GpuStream, module: &Module, shape: &SgemvShape) -> Result<Vec<Launch>> {
+    let (m, n, sms) = (shape.m, shape.n, s.sm_count() as usize);
+    let old = if shape.lda == n && shape.a_addr == 0 && n % 4 == 0 { SgemvKernel::TVec4 } else { SgemvKernel::TScalar };
+    let f = module.get_function(old.entry_point()).map_err(Error::cuda("cuModuleGetFunction"))?;
+    let per_sm = f
+        .max_active_blocks_per_multiprocessor(SGEMV_T_BLOCK.into(), 0)
+        .map_err(Error::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
+    let mut launches = vec![Launch::planned(old, old.plan(shape, sms as u32, per_sm * SGEMV_T_BLOCK)?)];
+    // Striped: 32-column tiles × 1 to 4 row splits, at every depth.
+    let tiles = (n + WARP_SIZE as usize - 1) / WARP_SIZE as usize;
+    let striped = |rows_per_split: usize, shift: usize, grid: usize, depth: u32| Launch {
+        entry: SgemvKernel::TStripes(depth).entry_point(),
+        extra: vec![rows_per_split, shift],
+        grid,
+    };
+    for &depth in SGEMV_T_STRIPE_DEPTHS.iter() {
+        for &splits in [1usize, 2, 3, 4].iter().filter(|&&s| 2 * tiles * s >= sms && tiles * s <= 6 * sms) {
+            let rows_per_split = (m + splits - 1) / splits;
+            launches.push(striped(rows_per_split, 0, tiles * splits, depth));
+            if shape.stripes_shift() > 0 && splits == 1 {
+                // The same with the tiles shifted onto aligned lines.
+                launches.push(striped(rows_per_split, shape.stripes_shift(), shape.stripes_tiles(), depth));
+            }
+        }
+    }
+    if tiles < sms {
+        // Few tiles: splits to fill the device once or twice.
+        for &per_sm in [1usize, 2].iter() {
+            let splits = (per_sm * sms / tiles).max(1);
+            launches.push(striped((m + splits - 1) / splits, 0, tiles * splits, SGEMV_T_STRIPE_DEPTHS[1]));
+        }
+    }
+    Ok(launches)
+}
+
+/// Times each of `launches` on `shape` (A from element `a_off` of its rotated buffers; x, y,
+/// partials and counters one buffer each, sized for every plan) and prints its row.
+fn time_launches(
+    s: &GpuStream,
+    module: &Module,
+    copy_bw: f64,
+    shape: &SgemvShape,
+    a_off: usize,
+    launches: Vec<Launch>,
+) -> Result<()> {
+    let SgemvShape { op, m, n, lda, .. } = *shape;
+    let a_len = a_off + (m - 1) * lda + n;
+    let a = a_rotation(s, a_len)?;
+    let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
+    let x = buffers(1, x_len, x_value)?;
+    let y = buffers(1, y_len, |_| 0.0f32)?;
+    let partials = buffers(1, 64 * y_len.max(m * ((n + 1023) / 1024)), |_| 0.0f32)?;
+    let counters = buffers(1, y_len.max(m), |_| 0u32)?;
+    let bytes = 4 * (m * n + m + n);
+    for Launch { entry, extra, grid } in launches {
+        let f = module.get_function(entry).map_err(Error::cuda("cuModuleGetFunction"))?;
+        let kernel = SgemvKernel::EXPLICIT.iter().find(|k| k.entry_point() == entry).expect("an sgemv entry");
+        let mut raw = RawSgemv {
+            a: 0,
+            a_len: a_len - a_off,
+            x: x[0].as_device_ptr().as_raw(),
+            x_len,
+            m,
+            n,
+            lda,
+            alpha: 1.0,
+            beta: 0.0,
+            y: y[0].as_device_ptr().as_raw(),
+            extra: extra.clone(),
+            scratch: Some((partials[0].as_device_ptr().as_raw(), counters[0].as_device_ptr().as_raw())),
+        };
+        let ms = median_ms(s, WARMUP, REPS, |i| {
+            raw.a = a[i % a.len()].as_device_ptr().as_raw() + 4 * a_off as u64;
+            // SAFETY: the entry's parameters in order; partials and counters sized for every
+            // plan above (counters zeroed, left zeroed by the kernel).
+            unsafe { launch(s.stream(), &f, grid as u32, kernel.block(), &raw.params()) }
+        })?;
+        let bw = gbps(bytes, ms);
+        TABLE.row(&[
+            m.into(),
+            n.into(),
+            lda.into(),
+            format!("{:?}", op).into(),
+            entry.into(),
+            format!("{:?}", extra).into(),
+            grid.into(),
+            (ms * 1e3).into(),
+            bw.into(),
+            (100.0 * bw / copy_bw).into(),
+        ]);
+    }
+    Ok(())
+}

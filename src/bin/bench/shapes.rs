@@ -1,0 +1,121 @@
+//! sgemv Auto on the issue's shapes and awkward views, both ops: cold (A rotated past L2),
+//! queued back to back and hot, against the 1 GiB copy and a cold copy of the same bytes. The
+//! peers time the same shapes: cuBLAS in `native_peers`, torch.mv in `torch_peers.py`.
+use crate::harness::{
+    a_rotation, buffers, same_size_copy_ms, x_value, Csv,
+    Fmt::{Fixed, Percent, Skip, Text},
+    Table, REPS, WARMUP,
+};
+use crate::timing::{gbps, median_ms, pipelined_ms};
+use cudakernels::cust::memory::DeviceBuffer;
+use cudakernels::{validate_sgemv_op, Gpu, GpuStream, Op, Result, SgemvOptions};
+
+const TABLE: Table = Table {
+    header: "| m | n | lda | offsets | op | Auto kernel | splits | cold µs | cold pipelined µs | hot µs | GB/s | % of 1 GiB copy | copy µs | % of same-size copy |",
+    fmts: &[
+        Text, Text, Text, Skip, Skip, Text, Text, Text, Text, Fixed(1), Fixed(1), Fixed(1), Fixed(0), Percent(1),
+        Fixed(1), Percent(1),
+    ],
+    csv: Some(Csv {
+        file: "sgemv_ours.csv",
+        header: "m,n,lda,a_off,x_off,op,kernel,cold_us,pipelined_us,hot_us,gbps,copy_us",
+        fmts: &[
+            Text, Text, Text, Text, Text, Skip, Text, Text, Skip, Fixed(2), Fixed(2), Fixed(2), Fixed(1), Skip, Fixed(2),
+            Skip,
+        ],
+    }),
+};
+
+/// The shapes of issue 12 and the awkward views: (m, n, lda - n, offset of A, offset of x).
+/// scripts/native_peers.cu and scripts/torch_peers.py time the same list.
+const SHAPES: [(usize, usize, usize, usize, usize); 22] = [
+    (1024, 1024, 0, 0, 0),
+    (4096, 4096, 0, 0, 0),
+    (8192, 8192, 0, 0, 0),
+    (16384, 16384, 0, 0, 0),
+    (4096, 11008, 0, 0, 0),
+    (11008, 4096, 0, 0, 0),
+    (4096, 14336, 0, 0, 0),
+    (14336, 4096, 0, 0, 0),
+    (1 << 20, 16, 0, 0, 0),
+    (1 << 20, 32, 0, 0, 0),
+    (1 << 20, 64, 0, 0, 0),
+    (1 << 20, 128, 0, 0, 0),
+    (1 << 20, 256, 0, 0, 0),
+    (64, 1 << 20, 0, 0, 0),
+    (256, 1 << 20, 0, 0, 0),
+    (4096, 4096, 1, 0, 0),
+    (4096, 4096, 0, 1, 1),
+    (1 << 20, 16, 1, 0, 0),
+    (1 << 20, 16, 0, 1, 1),
+    (1000, 1000, 0, 0, 0),
+    (1 << 20, 3, 0, 0, 0),
+    (3, 1 << 20, 0, 0, 0),
+];
+
+/// A view's geometry in elements: A is `m` rows of stride `lda` from `a_off`; x starts at `x_off`.
+struct View {
+    m: usize,
+    n: usize,
+    lda: usize,
+    a_off: usize,
+    x_off: usize,
+    a_len: usize,
+}
+
+pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    let s = gpu.default_stream();
+    println!("### sgemv Auto on the issue's shapes, both ops (cold: A rotated past L2; x and y one buffer)\n");
+    println!("`GB/s` counts A, x and y once. `copy µs`: a cold device-to-device copy of as many bytes (read + write), timed the same way.\n");
+    TABLE.header();
+    for &(m, n, pad, a_off, x_off) in SHAPES.iter() {
+        let lda = n + pad;
+        let v = View { m, n, lda, a_off, x_off, a_len: a_off + (m - 1) * lda + n };
+        let a = a_rotation(s, v.a_len)?;
+        let copy = same_size_copy_ms(s, &a, v.a_len, 4 * (m * n + m + n))?;
+        for &op in [Op::N, Op::T].iter() {
+            one_op(s, copy_bw, &v, &a, copy, op)?;
+        }
+    }
+    println!();
+    Ok(())
+}
+
+/// Auto for `op` on view `v` of the rotated `a`; `copy` ms of the same-size copy.
+fn one_op(s: &GpuStream, copy_bw: f64, v: &View, a: &[DeviceBuffer<f32>], copy: f64, op: Op) -> Result<()> {
+    let View { m, n, lda, a_off, x_off, a_len } = *v;
+    let bytes = 4 * (m * n + m + n);
+    let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
+    let x = buffers(1, x_off + x_len, x_value)?;
+    let mut y = buffers(1, y_len, |_| 0.0f32)?;
+    let xv = x[0].index(x_off..);
+    let opts = SgemvOptions { lda: Some(lda), op, ..SgemvOptions::default() };
+    let a_raw = (a[0].as_device_ptr().as_raw() + 4 * a_off as u64, a_len - a_off);
+    let shape = validate_sgemv_op(op, m, n, lda, a_raw, (xv.as_device_ptr().as_raw(), x_len), y_len)?;
+    let kernel = s.sgemv_auto(&shape)?;
+    let splits = s.sgemv_plan(kernel, &shape)?.splits;
+    let mut cold_call = |i: usize| s.sgemv(m, n, &a[i % a.len()].index(a_off..), &xv, &mut y[0], opts);
+    let cold = median_ms(s, WARMUP, REPS, &mut cold_call)?;
+    let piped = pipelined_ms(s, &mut cold_call)?;
+    let hot = median_ms(s, WARMUP, REPS, |_| s.sgemv(m, n, &a[0].index(a_off..), &xv, &mut y[0], opts))?;
+    let bw = gbps(bytes, cold);
+    TABLE.row(&[
+        m.into(),
+        n.into(),
+        lda.into(),
+        a_off.into(),
+        x_off.into(),
+        format!("({}, {})", a_off, x_off).into(),
+        (if op == Op::N { "N" } else { "T" }).into(),
+        format!("{:?}", kernel).into(),
+        splits.into(),
+        (cold * 1e3).into(),
+        (piped * 1e3).into(),
+        (hot * 1e3).into(),
+        bw.into(),
+        (100.0 * bw / copy_bw).into(),
+        (copy * 1e3).into(),
+        (100.0 * copy / cold).into(),
+    ]);
+    Ok(())
+}
