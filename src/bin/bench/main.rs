@@ -18,6 +18,10 @@ mod tuning;
 mod typed;
 mod value;
 
+/// data/sgemv_shapes.csv, shared with the tests.
+#[path = "../../sgemv_shapes.rs"]
+mod sgemv_shapes;
+
 use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, Result};
 
 /// A section: the device and the 1 GiB copy's GB/s in, its tables printed.

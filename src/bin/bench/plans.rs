@@ -1,12 +1,13 @@
 //! sgemv launch plans around the ones `plan()` picks, launched raw from the module the handle
 //! loaded, on the shapes where Auto trails cuBLAS or a same-size copy: wide rows by rows per
-//! block, split-K by waves, transposed by lanes per row and blocks per SM. Cold (A rotated),
-//! against the 1 GiB copy.
+//! block, split-K by waves, transposed by lanes per row and blocks per SM (sets `plan-n` and
+//! `plan-t` of data/sgemv_shapes.csv; x at offset 0). Cold (A rotated), against the 1 GiB copy.
 use crate::harness::{
     a_rotation, buffers, launch, x_value,
     Fmt::{Fixed, Percent, Text},
     RawSgemv, Table, REPS, WARMUP,
 };
+use crate::sgemv_shapes::{self, Case};
 use crate::timing::{gbps, median_ms};
 use cudakernels::config::{
     SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_STRIPE_DEPTHS, SGEMV_WIDE_TILE, VECTOR_UNROLL, WARP_SIZE,
@@ -18,30 +19,6 @@ const TABLE: Table = Table::markdown(
     "| m | n | lda | op | kernel | args | grid | cold µs | GB/s | % of 1 GiB copy |",
     &[Text, Text, Text, Text, Text, Text, Text, Fixed(1), Fixed(0), Percent(1)],
 );
-
-/// (m, n, lda - n, offset of A, op)
-const CASES: [(usize, usize, usize, usize, Op); 20] = [
-    (64, 1 << 20, 0, 0, Op::N),
-    (256, 1 << 20, 0, 0, Op::N),
-    (3, 1 << 20, 0, 0, Op::N),
-    (16384, 16384, 0, 0, Op::N),
-    (4096, 14336, 0, 0, Op::N),
-    (4096, 4096, 0, 0, Op::N),
-    (4096, 4096, 0, 0, Op::T),
-    (4096, 4096, 1, 0, Op::T),
-    (4096, 4096, 0, 1, Op::T),
-    (8192, 8192, 0, 0, Op::T),
-    (16384, 16384, 0, 0, Op::T),
-    (1024, 1024, 0, 0, Op::T),
-    (11008, 4096, 0, 0, Op::T),
-    (4096, 11008, 0, 0, Op::T),
-    (14336, 4096, 0, 0, Op::T),
-    (4096, 14336, 0, 0, Op::T),
-    (1 << 20, 16, 0, 0, Op::T),
-    (1 << 20, 16, 1, 0, Op::T),
-    (1 << 20, 64, 0, 0, Op::T),
-    (1000, 1000, 0, 0, Op::T),
-];
 
 /// One raw launch: an sgemv entry point, the sizes it takes after the ten common parameters,
 /// and its grid.
@@ -67,13 +44,16 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     .map_err(Error::cuda("cuModuleLoadData"))?;
     println!("### sgemv launch plans (raw launches, cold)\n");
     TABLE.header();
-    for &(m, n, pad, a_off, op) in CASES.iter() {
-        let shape = SgemvShape { op, m, n, lda: n + pad, a_addr: 4 * a_off as u64, x_addr: 0 };
-        let launches = match op {
-            Op::N => row_launches(s, m, n),
-            Op::T => transposed_launches(s, &module, &shape)?,
-        };
-        time_launches(s, &module, copy_bw, &shape, a_off, launches)?;
+    for (op, set) in [(Op::N, "plan-n"), (Op::T, "plan-t")] {
+        for case in sgemv_shapes::in_set(set) {
+            let (m, n, a_off) = (case.m, case.n, case.a_offset);
+            let shape = SgemvShape { op, m, n, lda: case.lda(), a_addr: 4 * a_off as u64, x_addr: 0 };
+            let launches = match op {
+                Op::N => row_launches(s, m, n),
+                Op::T => transposed_launches(s, &module, &shape)?,
+            };
+            time_launches(s, &module, copy_bw, &case, op, launches)?;
+        }
     }
     println!();
     Ok(())
@@ -135,18 +115,17 @@ fn transposed_launches(s: &GpuStream, module: &Module, shape: &SgemvShape) -> Re
     Ok(launches)
 }
 
-/// Times each of `launches` on `shape` (A from element `a_off` of its rotated buffers; x, y,
-/// partials and counters one buffer each, sized for every plan) and prints its row.
+/// Times each of `launches` on `case` for `op` (A rotated; x, y, partials and counters one
+/// buffer each, sized for every plan) and prints its row.
 fn time_launches(
     s: &GpuStream,
     module: &Module,
     copy_bw: f64,
-    shape: &SgemvShape,
-    a_off: usize,
+    case: &Case,
+    op: Op,
     launches: Vec<Launch>,
 ) -> Result<()> {
-    let SgemvShape { op, m, n, lda, .. } = *shape;
-    let a_len = a_off + (m - 1) * lda + n;
+    let (m, n, lda, a_off, a_len) = (case.m, case.n, case.lda(), case.a_offset, case.a_len());
     let a = a_rotation(s, a_len)?;
     let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
     let x = buffers(1, x_len, x_value)?;

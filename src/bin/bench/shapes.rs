@@ -1,11 +1,13 @@
-//! sgemv Auto on the issue's shapes and awkward views, both ops: cold (A rotated past L2),
-//! queued back to back and hot, against the 1 GiB copy and a cold copy of the same bytes. The
-//! peers time the same shapes: cuBLAS in `native_peers`, torch.mv in `torch_peers.py`.
+//! sgemv Auto on the issue's shapes and awkward views (set `bench` of data/sgemv_shapes.csv),
+//! both ops: cold (A rotated past L2), queued back to back and hot, against the 1 GiB copy and a
+//! cold copy of the same bytes. The peers time the same shapes: cuBLAS in `native_peers`,
+//! torch.mv in `torch_peers.py`.
 use crate::harness::{
     a_rotation, buffers, same_size_copy_ms, x_value, Csv,
     Fmt::{Fixed, Percent, Skip, Text},
     Table, REPS, WARMUP,
 };
+use crate::sgemv_shapes::{self, Case};
 use crate::timing::{gbps, median_ms, pipelined_ms};
 use cudakernels::cust::memory::DeviceBuffer;
 use cudakernels::{validate_sgemv_op, Gpu, GpuStream, Op, Result, SgemvOptions};
@@ -26,64 +28,26 @@ const TABLE: Table = Table {
     }),
 };
 
-/// The shapes of issue 12 and the awkward views: (m, n, lda - n, offset of A, offset of x).
-/// scripts/native_peers.cu and scripts/torch_peers.py time the same list.
-const SHAPES: [(usize, usize, usize, usize, usize); 22] = [
-    (1024, 1024, 0, 0, 0),
-    (4096, 4096, 0, 0, 0),
-    (8192, 8192, 0, 0, 0),
-    (16384, 16384, 0, 0, 0),
-    (4096, 11008, 0, 0, 0),
-    (11008, 4096, 0, 0, 0),
-    (4096, 14336, 0, 0, 0),
-    (14336, 4096, 0, 0, 0),
-    (1 << 20, 16, 0, 0, 0),
-    (1 << 20, 32, 0, 0, 0),
-    (1 << 20, 64, 0, 0, 0),
-    (1 << 20, 128, 0, 0, 0),
-    (1 << 20, 256, 0, 0, 0),
-    (64, 1 << 20, 0, 0, 0),
-    (256, 1 << 20, 0, 0, 0),
-    (4096, 4096, 1, 0, 0),
-    (4096, 4096, 0, 1, 1),
-    (1 << 20, 16, 1, 0, 0),
-    (1 << 20, 16, 0, 1, 1),
-    (1000, 1000, 0, 0, 0),
-    (1 << 20, 3, 0, 0, 0),
-    (3, 1 << 20, 0, 0, 0),
-];
-
-/// A view's geometry in elements: A is `m` rows of stride `lda` from `a_off`; x starts at `x_off`.
-struct View {
-    m: usize,
-    n: usize,
-    lda: usize,
-    a_off: usize,
-    x_off: usize,
-    a_len: usize,
-}
-
 pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     let s = gpu.default_stream();
     println!("### sgemv Auto on the issue's shapes, both ops (cold: A rotated past L2; x and y one buffer)\n");
     println!("`GB/s` counts A, x and y once. `copy µs`: a cold device-to-device copy of as many bytes (read + write), timed the same way.\n");
     TABLE.header();
-    for &(m, n, pad, a_off, x_off) in SHAPES.iter() {
-        let lda = n + pad;
-        let v = View { m, n, lda, a_off, x_off, a_len: a_off + (m - 1) * lda + n };
-        let a = a_rotation(s, v.a_len)?;
-        let copy = same_size_copy_ms(s, &a, v.a_len, 4 * (m * n + m + n))?;
+    for case in sgemv_shapes::in_set("bench") {
+        let a = a_rotation(s, case.a_len())?;
+        let copy = same_size_copy_ms(s, &a, case.a_len(), 4 * (case.m * case.n + case.m + case.n))?;
         for &op in [Op::N, Op::T].iter() {
-            one_op(s, copy_bw, &v, &a, copy, op)?;
+            one_op(s, copy_bw, &case, &a, copy, op)?;
         }
     }
     println!();
     Ok(())
 }
 
-/// Auto for `op` on view `v` of the rotated `a`; `copy` ms of the same-size copy.
-fn one_op(s: &GpuStream, copy_bw: f64, v: &View, a: &[DeviceBuffer<f32>], copy: f64, op: Op) -> Result<()> {
-    let View { m, n, lda, a_off, x_off, a_len } = *v;
+/// Auto for `op` on `case`, A from the rotated `a`; `copy` ms of the same-size copy.
+fn one_op(s: &GpuStream, copy_bw: f64, case: &Case, a: &[DeviceBuffer<f32>], copy: f64, op: Op) -> Result<()> {
+    let Case { m, n, a_offset: a_off, x_offset: x_off, .. } = *case;
+    let (lda, a_len) = (case.lda(), case.a_len());
     let bytes = 4 * (m * n + m + n);
     let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
     let x = buffers(1, x_off + x_len, x_value)?;
