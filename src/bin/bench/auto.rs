@@ -2,7 +2,7 @@
 //! n = 1 (one block: the launch floor of the same path): cold and queued back to back against
 //! the 1 GiB copy, the same input hot (in L2) and a cold copy of the same bytes.
 use crate::harness::{
-    buffers, copy_ms, rotation, small_int,
+    buffers, copy_ms, pow2, rotation, small_int,
     Fmt::{Fixed, Percent, Text},
     Table, WARMUP,
 };
@@ -36,8 +36,8 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let (_, finish, block, grain) = ReduceStrategy::Auto.resolve(4 * n);
         let bw = gbps(4 * n, cold);
         TABLE.row(&[
-            format!("2^{}", log_n).into(),
-            format!("{:?}", finish).into(),
+            pow2(log_n),
+            finish.into(),
             block.into(),
             grain.into(),
             (cold * 1e3).into(),

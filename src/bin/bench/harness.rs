@@ -5,7 +5,7 @@ use crate::timing::{gbps, median_ms};
 use cudakernels::cust::function::Function;
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy};
 use cudakernels::cust::stream::Stream;
-use cudakernels::{multi, Error, GpuStream, Result};
+use cudakernels::{multi, Error, Finish, GpuStream, Result};
 use std::ffi::c_void;
 use std::io::Write;
 
@@ -210,30 +210,32 @@ impl Val {
     }
 }
 
-impl From<&str> for Val {
-    fn from(s: &str) -> Val {
-        Val::Text(s.to_string())
-    }
+/// Text cells from what prints as it is.
+macro_rules! text_from {
+    ($($t:ty),*) => {
+        $(impl From<$t> for Val {
+            fn from(v: $t) -> Val {
+                Val::Text(v.to_string())
+            }
+        })*
+    };
 }
-impl From<String> for Val {
-    fn from(s: String) -> Val {
-        Val::Text(s)
-    }
-}
-impl From<usize> for Val {
-    fn from(v: usize) -> Val {
-        Val::Text(v.to_string())
-    }
-}
-impl From<u32> for Val {
-    fn from(v: u32) -> Val {
-        Val::Text(v.to_string())
-    }
-}
+text_from!(&str, String, usize, u32);
+
 impl From<f64> for Val {
     fn from(v: f64) -> Val {
         Val::Num(v)
     }
+}
+impl From<Finish> for Val {
+    fn from(f: Finish) -> Val {
+        Val::Text(format!("{:?}", f))
+    }
+}
+
+/// A size 2^`log_n` as the tables write it.
+pub fn pow2(log_n: usize) -> Val {
+    Val::Text(format!("2^{}", log_n))
 }
 
 /// The CSV side of a [`Table`]: the file in `$BENCH_CSV_DIR` its rows are appended to, its

@@ -61,7 +61,7 @@ fn one_size(s: &GpuStream, copy_bw: f64, log_n: usize) -> Result<()> {
         TABLE.row(&[
             n.into(),
             name.into(),
-            format!("{:?}", finish).into(),
+            finish.into(),
             block.into(),
             grain.into(),
             (ms * 1e3).into(),

@@ -2,7 +2,7 @@
 //! finishes, at three sizes, cold; per call alone, queued back to back and on the host clock,
 //! against the 1 GiB copy.
 use crate::harness::{
-    buffers, rotation, small_int,
+    buffers, pow2, rotation, small_int,
     Fmt::{Fixed, Percent, Text},
     Table, REPS, WARMUP,
 };
@@ -35,8 +35,8 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
                 let host = host_us(s, &mut call)?;
                 let bw = gbps(4 * n, ms);
                 TABLE.row(&[
-                    format!("2^{}", log_n).into(),
-                    format!("{:?}", finish).into(),
+                    pow2(log_n),
+                    finish.into(),
                     block.into(),
                     grain.into(),
                     grid(s, n, block, grain).into(),

@@ -3,7 +3,7 @@
 //! same run: `torch_peers.py` (section value) and `native_peers` (CUB + pinned copy + stream
 //! sync), timed the same way.
 use crate::harness::{
-    per_call_us, small_int,
+    per_call_us, pow2, small_int,
     Fmt::{Fixed, Text},
     Table,
 };
@@ -49,7 +49,7 @@ pub fn run(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
 /// One row from [`per_call_us`]'s (median, mean, every check passed).
 fn row(call: &str, stream: &str, log_n: usize, (median, mean, ok): (f64, f64, bool)) {
     let check = if ok { "ok" } else { "FAIL" };
-    TABLE.row(&[call.into(), stream.into(), format!("2^{}", log_n).into(), median.into(), mean.into(), check.into()]);
+    TABLE.row(&[call.into(), stream.into(), pow2(log_n), median.into(), mean.into(), check.into()]);
 }
 
 /// Where a value call's time goes (default stream, Auto): the same sum enqueued into a device
