@@ -20,10 +20,10 @@ const TABLE: Table = Table::markdown(
     &[Text, Text, Text, Text, Text, Text, Text, Fixed(1), Fixed(0), Percent(1)],
 );
 
-/// One raw launch: an sgemv entry point, the sizes it takes after the ten common parameters,
+/// One raw launch: a kernel's entry point, the sizes it takes after the ten common parameters,
 /// and its grid.
 struct Launch {
-    entry: &'static str,
+    kernel: SgemvKernel,
     extra: Vec<usize>,
     grid: usize,
 }
@@ -31,7 +31,7 @@ struct Launch {
 impl Launch {
     /// The library's own plan for `kernel`: the one place that reads an [`SgemvPlan`].
     fn planned(kernel: SgemvKernel, plan: SgemvPlan) -> Launch {
-        Launch { entry: kernel.entry_point(), extra: plan.args, grid: plan.grid as usize }
+        Launch { kernel, extra: plan.args, grid: plan.grid as usize }
     }
 }
 
@@ -64,7 +64,7 @@ fn row_launches(s: &GpuStream, m: usize, n: usize) -> Vec<Launch> {
     let mut launches = Vec::new();
     let tiles = (n + SGEMV_WIDE_TILE - 1) / SGEMV_WIDE_TILE;
     for &rows in [4usize, 8, 12, 16, 24, 32].iter().filter(|&&r| r < m + 4) {
-        launches.push(Launch { entry: "sgemv_wide_vec4", extra: vec![rows], grid: (m + rows - 1) / rows * tiles });
+        launches.push(Launch { kernel: SgemvKernel::WideVec4, extra: vec![rows], grid: (m + rows - 1) / rows * tiles });
     }
     for &waves in [1usize, 2, 4].iter() {
         let target = waves * (s.max_threads_per_sm() / SGEMV_SPLIT_BLOCK) as usize * s.sm_count() as usize;
@@ -72,7 +72,7 @@ fn row_launches(s: &GpuStream, m: usize, n: usize) -> Vec<Launch> {
         let splits = (target / m).clamp(1, (n / min_chunk).max(1));
         let chunk = ((n + splits - 1) / splits + 3) / 4 * 4;
         let splits = (n + chunk - 1) / chunk;
-        launches.push(Launch { entry: "sgemv_split_k_vec4", extra: vec![chunk], grid: m * splits });
+        launches.push(Launch { kernel: SgemvKernel::SplitKVec4, extra: vec![chunk], grid: m * splits });
     }
     launches
 }
@@ -91,12 +91,12 @@ fn transposed_launches(s: &GpuStream, module: &Module, shape: &SgemvShape) -> Re
     // Striped: 32-column tiles × 1 to 4 row splits, at every depth.
     let tiles = (n + WARP_SIZE as usize - 1) / WARP_SIZE as usize;
     let striped = |rows_per_split: usize, shift: usize, grid: usize, depth: u32| Launch {
-        entry: SgemvKernel::TStripes(depth).entry_point(),
+        kernel: SgemvKernel::TStripes(depth),
         extra: vec![rows_per_split, shift],
         grid,
     };
     for &depth in SGEMV_T_STRIPE_DEPTHS.iter() {
-        for &splits in [1usize, 2, 3, 4].iter().filter(|&&s| 2 * tiles * s >= sms && tiles * s <= 6 * sms) {
+        for &splits in [1usize, 2, 3, 4].iter().filter(|&&k| 2 * tiles * k >= sms && tiles * k <= 6 * sms) {
             let rows_per_split = (m + splits - 1) / splits;
             launches.push(striped(rows_per_split, 0, tiles * splits, depth));
             if shape.stripes_shift() > 0 && splits == 1 {
@@ -133,9 +133,9 @@ fn time_launches(
     let partials = buffers(1, 64 * y_len.max(m * ((n + 1023) / 1024)), |_| 0.0f32)?;
     let counters = buffers(1, y_len.max(m), |_| 0u32)?;
     let bytes = 4 * (m * n + m + n);
-    for Launch { entry, extra, grid } in launches {
+    for Launch { kernel, extra, grid } in launches {
+        let entry = kernel.entry_point();
         let f = module.get_function(entry).map_err(Error::cuda("cuModuleGetFunction"))?;
-        let kernel = SgemvKernel::EXPLICIT.iter().find(|k| k.entry_point() == entry).expect("an sgemv entry");
         let mut raw = RawSgemv {
             a: 0,
             a_len: a_len - a_off,
