@@ -2,14 +2,15 @@
 # Build a self-contained GPU test/bench bundle (no Rust toolchain needed to run it).
 # Usage (from the repo root, after scripts/setup.sh):  bash scripts/bundle.sh [OUTDIR]   (default: bundle)
 # Result: OUTDIR/{tests/*, bin/{cudakernels,bench,open_time,consumer}, torch_peers.py, native_peers.cu,
-# run.sh}, and the same as OUTDIR.tar.xz to carry (unpack with `mkdir b && tar -C b -xJf OUTDIR.tar.xz`).
+# data/sgemv_shapes.csv (the peers read it at run time), run.sh}, and the same as OUTDIR.tar.xz to
+# carry (unpack with `mkdir b && tar -C b -xJf OUTDIR.tar.xz`).
 # On the GPU machine:  cd OUTDIR && REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|bench|all]
 set -euo pipefail
 
 OUTDIR="${1:-bundle}"
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
-rm -rf "$OUTDIR/tests" "$OUTDIR/bin"
-mkdir -p "$OUTDIR/tests" "$OUTDIR/bin"
+rm -rf "$OUTDIR/tests" "$OUTDIR/bin" "$OUTDIR/data"
+mkdir -p "$OUTDIR/tests" "$OUTDIR/bin" "$OUTDIR/data"
 
 # Test binaries: compiler-artifact messages with profile.test and an executable.
 # Names: integration test -> <target name>; lib unit tests of package P -> unit_<P>;
@@ -63,6 +64,7 @@ bash scripts/consumer.sh build
 cp "$TARGET_DIR/consumer/release/consumer" "$OUTDIR/bin/"
 
 cp scripts/torch_peers.py scripts/native_peers.cu scripts/charts.py "$OUTDIR/"
+cp data/sgemv_shapes.csv "$OUTDIR/data/"
 cp scripts/gpu_runner.sh "$OUTDIR/run.sh"
 chmod +x "$OUTDIR/run.sh" "$OUTDIR"/bin/* "$OUTDIR"/tests/*
 

@@ -1,12 +1,13 @@
 // Native C++ peers for the cudakernels benchmarks, compiled on the GPU machine by the runner:
 //   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_XX -o native_peers native_peers.cu
 //   (sgemv needs -lcublas)
-// Usage: ./native_peers [value|sgemv]...   (sections; all by default). Prints markdown tables;
-// with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv there.
+// Usage: ./native_peers [--shapes PATH] [value|sgemv]...   (sections; all by default). Prints
+// markdown tables; with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv there. PATH is the
+// sgemv shapes file (default data/sgemv_shapes.csv, from the working directory).
 //   value  a value to the host: cub::DeviceReduce::Sum into a device word, cudaMemcpyAsync into
 //          pinned memory on the same stream, cudaStreamSynchronize; host clock per call, median
 //          and mean of VALUE_CALLS calls (the bench's "value to the host" section times the same).
-//   sgemv  cublasSgemv on the bench's shapes (src/bin/bench.rs SHAPES), both ops, A row-major
+//   sgemv  cublasSgemv on the bench's shapes (set "bench" of the shapes file), both ops, A row-major
 //          m x n = column-major n x m: Op::N is CUBLAS_OP_T on it, Op::T is CUBLAS_OP_N. CUDA
 //          events per call, median of REPS after WARMUP_REPS, cold (A rotated through buffers
 //          totalling >= 4x L2), pipelined (QUEUED calls between one event pair), hot.
@@ -21,6 +22,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -115,18 +118,49 @@ static void value_section(cudaStream_t stream) {
     }
 }
 
-// The bench's SHAPES: (m, n, lda - n, offset of A, offset of x), in elements.
+// One row of the shapes file: (m, n, lda - n, offset of A, offset of x), in elements.
 struct Shape {
     size_t m, n, pad, a_off, x_off;
 };
-static const Shape SHAPES[] = {
-    {1024, 1024, 0, 0, 0},    {4096, 4096, 0, 0, 0},    {8192, 8192, 0, 0, 0},   {16384, 16384, 0, 0, 0},
-    {4096, 11008, 0, 0, 0},   {11008, 4096, 0, 0, 0},   {4096, 14336, 0, 0, 0},  {14336, 4096, 0, 0, 0},
-    {1 << 20, 16, 0, 0, 0},   {1 << 20, 32, 0, 0, 0},   {1 << 20, 64, 0, 0, 0},  {1 << 20, 128, 0, 0, 0},
-    {1 << 20, 256, 0, 0, 0},  {64, 1 << 20, 0, 0, 0},   {256, 1 << 20, 0, 0, 0}, {4096, 4096, 1, 0, 0},
-    {4096, 4096, 0, 1, 1},    {1 << 20, 16, 1, 0, 0},   {1 << 20, 16, 0, 1, 1},  {1000, 1000, 0, 0, 0},
-    {1 << 20, 3, 0, 0, 0},    {3, 1 << 20, 0, 0, 0},
-};
+
+[[noreturn]] static void bad_shapes(const std::string &path, int line, const char *what) {
+    std::fprintf(stderr, "native_peers: %s:%d: %s\n", path.c_str(), line, what);
+    std::exit(1);
+}
+
+// The rows of set `wanted` in the shapes file at `path` (data/sgemv_shapes.csv): after `#`
+// comments and blank lines, the header "m,n,pad,a_offset,x_offset,sets", then one shape a line,
+// its sets separated by spaces.
+static std::vector<Shape> load_shapes(const std::string &path, const std::string &wanted) {
+    std::ifstream in(path);
+    if (!in) bad_shapes(path, 0, "cannot be read");
+    std::vector<Shape> shapes;
+    std::string line;
+    bool header = false;
+    for (int number = 1; std::getline(in, line); ++number) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line[0] == '#') continue;
+        if (!header) {
+            if (line != "m,n,pad,a_offset,x_offset,sets") bad_shapes(path, number, "not the header");
+            header = true;
+            continue;
+        }
+        Shape s{};
+        int used = -1;
+        std::sscanf(line.c_str(), "%zu,%zu,%zu,%zu,%zu,%n", &s.m, &s.n, &s.pad, &s.a_off, &s.x_off, &used);
+        if (used < 0 || s.m == 0 || s.n == 0) bad_shapes(path, number, "not five sizes and the sets");
+        std::istringstream sets(line.substr(size_t(used)));
+        for (std::string set; sets >> set;) {
+            if (set == wanted) {
+                shapes.push_back(s);
+                break;
+            }
+        }
+    }
+    if (shapes.empty()) bad_shapes(path, 0, "no shape in the set");
+    return shapes;
+}
+
 static const int REPS = 30, WARMUP_REPS = 5, QUEUED = 20;
 
 // Median ms of `reps` calls f(i), each between its own event pair, after WARMUP_REPS calls.
@@ -153,7 +187,7 @@ static double median_ms(cudaStream_t stream, int reps, F f) {
     return ms[ms.size() / 2];
 }
 
-static void sgemv_section(cudaStream_t stream, const cudaDeviceProp &prop) {
+static void sgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const std::vector<Shape> &shapes) {
     cublasHandle_t handle;
     CHECK_BLAS(cublasCreate(&handle));
     CHECK_BLAS(cublasSetStream(handle, stream));
@@ -170,7 +204,7 @@ static void sgemv_section(cudaStream_t stream, const cudaDeviceProp &prop) {
     std::printf("| m | n | lda | offsets | op | cold µs | cold pipelined µs | hot µs | GB/s | check |\n"
                 "|---|---|---|---|---|---|---|---|---|---|\n");
     size_t l2 = size_t(prop.l2CacheSize);
-    for (const Shape &s : SHAPES) {
+    for (const Shape &s : shapes) {
         size_t lda = s.n + s.pad, a_len = s.a_off + (s.m - 1) * lda + s.n;
         size_t count = std::max<size_t>(2, (4 * l2 + 4 * a_len - 1) / (4 * a_len));
         std::vector<float> host(a_len);
@@ -237,18 +271,24 @@ static void sgemv_section(cudaStream_t stream, const cudaDeviceProp &prop) {
 }
 
 int main(int argc, char **argv) {
-    auto wanted = [&](const char *name) {
-        if (argc < 2) return true;
-        for (int i = 1; i < argc; ++i)
-            if (std::strcmp(argv[i], name) == 0) return true;
-        return false;
-    };
+    std::string shapes_path = "data/sgemv_shapes.csv";
+    std::vector<std::string> sections;
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "value") != 0 && std::strcmp(argv[i], "sgemv") != 0) {
-            std::fprintf(stderr, "unknown section %s; sections: value sgemv\n", argv[i]);
+        if (std::strcmp(argv[i], "--shapes") == 0 && i + 1 < argc) {
+            shapes_path = argv[++i];
+        } else if (std::strcmp(argv[i], "value") == 0 || std::strcmp(argv[i], "sgemv") == 0) {
+            sections.push_back(argv[i]);
+        } else {
+            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [value|sgemv]...\n", argv[i]);
             return 2;
         }
     }
+    auto wanted = [&](const char *name) {
+        return sections.empty() || std::find(sections.begin(), sections.end(), name) != sections.end();
+    };
+    // Read before any timing, so that a missing file fails at once.
+    std::vector<Shape> shapes;
+    if (wanted("sgemv")) shapes = load_shapes(shapes_path, "bench");
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     int runtime = 0;
@@ -257,7 +297,7 @@ int main(int argc, char **argv) {
     cudaStream_t stream;
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     if (wanted("value")) value_section(stream);
-    if (wanted("sgemv")) sgemv_section(stream, prop);
+    if (wanted("sgemv")) sgemv_section(stream, prop, shapes);
     CHECK(cudaStreamDestroy(stream));
     return 0;
 }

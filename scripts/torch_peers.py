@@ -2,11 +2,13 @@
 """PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv, value).
 
 Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N] [--only copy,sum,aminmax,mv,shapes,value]
+                                                 [--shapes PATH]
 
 "value" times a value returned to Python (x.sum().item(), torch.aminmax read back) on the host
 clock, per call, median of VALUE_CALLS calls: what a program waits for.
-"shapes" times torch.mv(A, x) and torch.mv(A.t(), x) on the bench's sgemv shapes (SHAPES below,
-as in src/bin/bench.rs) and, with BENCH_CSV_DIR set, writes sgemv_torch.csv there.
+"shapes" times torch.mv(A, x) and torch.mv(A.t(), x) on the bench's sgemv shapes (set "bench" of
+--shapes, by default data/sgemv_shapes.csv beside scripts/) and, with BENCH_CSV_DIR set, writes
+sgemv_torch.csv there.
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
 "hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
@@ -80,6 +82,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     ap.add_argument("--only", default="copy,sum,aminmax,mv,shapes,value", help="comma-separated sections to run")
     ap.add_argument("--reps", type=int, help="timed repetitions (default 50, 10 with --quick)")
+    ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="the sgemv shapes file (default: %(default)s)")
     args = ap.parse_args()
     only = set(args.only.split(","))
     reps, warmup = (10, 3) if args.quick else (50, 10)
@@ -105,7 +108,7 @@ def main():
     if "mv" in only:
         mv_hot_cold(dev, reps, warmup, l2)
     if "shapes" in only:
-        mv_shapes(dev, reps, warmup, l2)
+        mv_shapes(dev, reps, warmup, l2, load_shapes(args.shapes, "bench"))
     if "value" in only:
         value_to_host(dev)
 
@@ -207,25 +210,32 @@ def mv_hot_cold(dev, reps, warmup, l2):
             del x
 
 
-# (m, n, lda - n, offset of A, offset of x), as src/bin/bench.rs SHAPES.
-SHAPES = [
-    (1024, 1024, 0, 0, 0), (4096, 4096, 0, 0, 0), (8192, 8192, 0, 0, 0), (16384, 16384, 0, 0, 0),
-    (4096, 11008, 0, 0, 0), (11008, 4096, 0, 0, 0), (4096, 14336, 0, 0, 0), (14336, 4096, 0, 0, 0),
-    (1 << 20, 16, 0, 0, 0), (1 << 20, 32, 0, 0, 0), (1 << 20, 64, 0, 0, 0), (1 << 20, 128, 0, 0, 0),
-    (1 << 20, 256, 0, 0, 0), (64, 1 << 20, 0, 0, 0), (256, 1 << 20, 0, 0, 0), (4096, 4096, 1, 0, 0),
-    (4096, 4096, 0, 1, 1), (1 << 20, 16, 1, 0, 0), (1 << 20, 16, 0, 1, 1), (1000, 1000, 0, 0, 0),
-    (1 << 20, 3, 0, 0, 0), (3, 1 << 20, 0, 0, 0),
-]
+DEFAULT_SHAPES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sgemv_shapes.csv")
+SHAPES_HEADER = "m,n,pad,a_offset,x_offset,sets"
 
 
-def mv_shapes(dev, reps, warmup, l2):
+def load_shapes(path, wanted):
+    """The rows of the shapes file in set `wanted`: (m, n, lda - n, offset of A, offset of x)."""
+    with open(path) as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    if not lines or lines[0] != SHAPES_HEADER:
+        raise SystemExit(f"torch_peers.py: {path}: the first line is not {SHAPES_HEADER!r}")
+    shapes = []
+    for line in lines[1:]:
+        *numbers, sets = line.split(",")
+        if wanted in sets.split(" "):
+            shapes.append(tuple(int(v) for v in numbers))
+    return shapes
+
+
+def mv_shapes(dev, reps, warmup, l2, shapes):
     """torch.mv on A (op N) and on A.t() (op T), A a row-major m x n view with stride lda, cold."""
     header("torch.mv on the bench's sgemv shapes, cold (A rotated past L2)")
     csv_dir = os.environ.get("BENCH_CSV_DIR")
     csv = open(os.path.join(csv_dir, "sgemv_torch.csv"), "w") if csv_dir else None
     if csv:
         csv.write("m,n,lda,a_off,x_off,op,cold_us,gbps\n")
-    for m, n, pad, a_off, x_off in SHAPES:
+    for m, n, pad, a_off, x_off in shapes:
         lda = n + pad
         a_len = a_off + (m - 1) * lda + n
         count = max(2, math.ceil(4 * l2 / (4 * a_len)))

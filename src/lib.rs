@@ -14,7 +14,6 @@ mod images;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
-pub mod timing;
 
 #[cfg(feature = "from-source")]
 pub use images::COMMITTED_IMAGES;

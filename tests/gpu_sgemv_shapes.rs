@@ -1,5 +1,6 @@
-//! sgemv on the GPU for the shapes of issue 12, both ops, every kernel that takes them, against
-//! an f64 CPU reference. y is poisoned (NaN) before every run, so an unwritten output fails.
+//! sgemv on the GPU for the shapes of issue 12 and awkward views (data/sgemv_shapes.csv), both
+//! ops, every kernel that takes them, against an f64 CPU reference. y is poisoned (NaN) before
+//! every run, so an unwritten output fails.
 //!
 //! The large shapes use exact data: A and x hold multiples of 1/4 in [-1, 1], so every partial
 //! sum is a multiple of 1/16 below 2^20 in magnitude (sums of ≤ 2^20 products ≤ 1) and f32
@@ -10,37 +11,22 @@ use common::{download, gpu, upload, Rng, U32};
 use cudakernels::cust::memory::DeviceSlice;
 use cudakernels::{Error, Gpu, Op, SgemvKernel, SgemvOptions};
 
-const SQUARE: [usize; 4] = [1024, 4096, 8192, 16384];
-const LAYERS: [(usize, usize); 5] = [(4096, 4096), (4096, 11008), (11008, 4096), (4096, 14336), (14336, 4096)];
-const SKINNY_N: [usize; 5] = [16, 32, 64, 128, 256];
-const WIDE_M: [usize; 2] = [64, 256];
-/// Awkward views: (m, n, lda - n, offset of A, offset of x) in elements.
-const AWKWARD: [(usize, usize, usize, usize, usize); 16] = [
-    (4096, 4096, 1, 0, 0),
-    (4096, 4096, 0, 1, 1),
-    (1 << 20, 16, 1, 0, 0),
-    (1 << 20, 16, 0, 1, 3),
-    (64, 1 << 20, 0, 3, 1),
-    (1000, 1000, 1, 0, 0),
-    (1000, 1000, 0, 0, 0),
-    (1000, 3, 0, 0, 0),
-    (3, 1000, 0, 0, 0),
-    (1000, 1, 0, 0, 0),
-    (1, 1000, 0, 0, 0),
-    (1 << 20, 3, 0, 0, 0),
-    (3, 1 << 20, 1, 2, 0),
-    (1, 1, 0, 1, 1),
-    // lda a multiple of 32 with A misaligned: TStripes shifts its tiles (by 5 and by 31).
-    (33, 96, 0, 5, 0),
-    (31, 32, 0, 31, 0),
-];
+#[path = "../src/sgemv_shapes.rs"]
+mod sgemv_shapes;
 
-fn issue_shapes() -> Vec<(usize, usize)> {
-    let mut shapes: Vec<(usize, usize)> = SQUARE.iter().map(|&s| (s, s)).collect();
-    shapes.extend(LAYERS.iter().copied());
-    shapes.extend(SKINNY_N.iter().map(|&n| (1 << 20, n)));
-    shapes.extend(WIDE_M.iter().map(|&m| (m, 1 << 20)));
-    shapes
+/// The shapes of issue 12 (set `issue` of data/sgemv_shapes.csv): all 15, aligned.
+fn issue_shapes() -> Vec<sgemv_shapes::Case> {
+    let cases = sgemv_shapes::in_set("issue");
+    assert_eq!(cases.len(), 15, "the issue's shapes");
+    assert!(cases.iter().all(|c| c.pad == 0 && c.a_offset == 0 && c.x_offset == 0), "aligned shapes");
+    cases
+}
+
+/// Awkward views (set `views`): all 16.
+fn awkward_views() -> Vec<sgemv_shapes::Case> {
+    let cases = sgemv_shapes::in_set("views");
+    assert_eq!(cases.len(), 16, "the awkward views");
+    cases
 }
 
 /// One problem on the host: A (m rows of stride lda), x, y0; f64 reference of either op.
@@ -154,13 +140,15 @@ impl Problem {
 
 #[test]
 fn issue_shapes_both_ops_every_kernel() {
+    let shapes = issue_shapes();
     let gpu = match gpu("issue_shapes_both_ops_every_kernel") {
         Some(g) => g,
         None => return,
     };
     let mut rng = Rng::fresh("sgemv_issue_shapes");
     let seed = rng.seed;
-    for (m, n) in issue_shapes() {
+    for c in shapes {
+        let (m, n) = (c.m, c.n);
         for &op in [Op::N, Op::T].iter() {
             let p = Problem::new(m, n, n, op, &mut rng, &mut quarter);
             let ran = check_exact(&gpu, &p, op, (0, 0), seed);
@@ -171,16 +159,18 @@ fn issue_shapes_both_ops_every_kernel() {
 
 #[test]
 fn awkward_views_both_ops() {
+    let views = awkward_views();
     let gpu = match gpu("awkward_views_both_ops") {
         Some(g) => g,
         None => return,
     };
     let mut rng = Rng::fresh("sgemv_awkward");
     let seed = rng.seed;
-    for &(m, n, pad, a_off, x_off) in AWKWARD.iter() {
+    for c in views {
+        let (m, n) = (c.m, c.n);
         for &op in [Op::N, Op::T].iter() {
-            let p = Problem::new(m, n, n + pad, op, &mut rng, &mut quarter);
-            assert!(check_exact(&gpu, &p, op, (a_off, x_off), seed) >= 2, "{:?} {} x {}", op, m, n);
+            let p = Problem::new(m, n, c.lda(), op, &mut rng, &mut quarter);
+            assert!(check_exact(&gpu, &p, op, (c.a_offset, c.x_offset), seed) >= 2, "{:?} {} x {}", op, m, n);
         }
     }
 }

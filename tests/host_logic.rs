@@ -3,6 +3,9 @@
 //! pure logic (dispatch, plans, validation, launch arithmetic) is unit-tested beside it.
 use cudakernels::{Error, SgemvKernel, SgemvShape};
 
+#[path = "../src/sgemv_shapes.rs"]
+mod sgemv_shapes;
+
 #[test]
 fn handles_and_streams_are_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
@@ -27,25 +30,26 @@ fn without_a_gpu_open_reports_no_device_or_opens() {
     }
 }
 
-/// The shapes of issue 12: (m, n) pairs of the benchmark and the GPU tests.
-const ISSUE_SHAPES: [(usize, usize); 16] = [
-    (1024, 1024),
-    (4096, 4096),
-    (8192, 8192),
-    (16384, 16384),
-    (4096, 11008),
-    (11008, 4096),
-    (4096, 14336),
-    (14336, 4096),
-    (1 << 20, 16),
-    (1 << 20, 32),
-    (1 << 20, 64),
-    (1 << 20, 128),
-    (1 << 20, 256),
-    (64, 1 << 20),
-    (256, 1 << 20),
-    (1000, 3),
-];
+/// The (m, n) of data/sgemv_shapes.csv's sets `issue` and `dispatch`: all 16, aligned (lda = n,
+/// no offsets).
+fn dispatch_shapes() -> Vec<(usize, usize)> {
+    let cases: Vec<_> = sgemv_shapes::all().into_iter().filter(|c| c.is_in("issue") || c.is_in("dispatch")).collect();
+    assert_eq!(cases.len(), 16, "the dispatch table's shapes");
+    assert!(cases.iter().all(|c| c.pad == 0 && c.a_offset == 0 && c.x_offset == 0), "aligned shapes");
+    cases.iter().map(|c| (c.m, c.n)).collect()
+}
+
+#[test]
+fn sgemv_shape_sets_keep_their_sizes() {
+    // A row lost or added by an edit of data/sgemv_shapes.csv shows here (the bench's shapes are
+    // what earlier runs and the peers' CSV files are compared on).
+    let count = |set| sgemv_shapes::in_set(set).len();
+    assert_eq!(sgemv_shapes::all().len(), 33);
+    let sizes = [("issue", 15), ("dispatch", 1), ("bench", 22), ("views", 16), ("plan-n", 6), ("plan-t", 14)];
+    for &(set, size) in sizes.iter() {
+        assert_eq!(count(set), size, "set {}", set);
+    }
+}
 
 fn op_shape(op: cudakernels::Op, m: usize, n: usize, lda: usize, a_addr: u64) -> SgemvShape {
     SgemvShape { op, m, n, lda, a_addr, x_addr: 0x2000 }
@@ -56,7 +60,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
     use cudakernels::config::{SGEMV_T_STRIPES_MIN_N, SGEMV_WIDE_MIN_M, SGEMV_WIDE_ROWS_N};
     use cudakernels::Op;
     let choose = |op, m, n, lda, a| op_shape(op, m, n, lda, a).auto_kernel();
-    for &(m, n) in ISSUE_SHAPES.iter() {
+    for (m, n) in dispatch_shapes() {
         let (auto_n, auto_t) = (choose(Op::N, m, n, n, 0x1000), choose(Op::T, m, n, n, 0x1000));
         let want_n = match n {
             16 => SgemvKernel::Vec4Rows(16),

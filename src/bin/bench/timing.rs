@@ -1,6 +1,7 @@
-//! Timing with CUDA events: warm-up, then the median of individually timed runs.
-use crate::cust::event::{Event, EventFlags};
-use crate::{Error, GpuStream, Result};
+//! Timing with CUDA events: warm-up, then the median of individually timed runs. Shared by the
+//! bench and the main job (`src/main.rs` includes this file with `#[path]`).
+use cudakernels::cust::event::{Event, EventFlags};
+use cudakernels::{Error, GpuStream, Result};
 
 /// Median milliseconds of `reps` runs of `f(i)` (i = repetition index, for rotating inputs)
 /// on `gpu`'s stream, after `warmup` untimed runs.
