@@ -47,7 +47,7 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
 /// Auto for `op` on `case`, A from the rotated `a`; `copy` ms of the same-size copy.
 fn one_op(s: &GpuStream, copy_bw: f64, case: &Case, a: &[DeviceBuffer<f32>], copy: f64, op: Op) -> Result<()> {
     let Case { m, n, a_offset: a_off, x_offset: x_off, .. } = *case;
-    let (lda, a_len) = (case.lda(), case.a_len());
+    let lda = case.lda();
     let bytes = 4 * (m * n + m + n);
     let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
     let x = buffers(1, x_off + x_len, x_value)?;
