@@ -13,22 +13,16 @@
 // Kernels take `&[T]` for inputs, as rust-cuda's examples do; the host passes (pointer, length).
 #![allow(improper_ctypes_definitions, clippy::missing_safety_doc)]
 
-pub mod config;
+/// Declares modules of GPU code only (kernel bodies and the layers beneath them); the host
+/// build of this crate has the tables and constants alone.
+macro_rules! gpu_modules {
+    ($vis:vis $($m:ident),* $(,)?) => { $( #[cfg(target_os = "cuda")] $vis mod $m; )* };
+}
 
-#[cfg(target_os = "cuda")]
-pub mod block;
-#[cfg(target_os = "cuda")]
-pub mod ops;
-#[cfg(target_os = "cuda")]
-pub mod packed;
+pub mod config;
 pub mod reduce;
 pub mod sgemv;
-#[cfg(target_os = "cuda")]
-mod shared;
-#[cfg(target_os = "cuda")]
-pub mod shuffle;
-#[cfg(target_os = "cuda")]
-pub mod thread;
 pub mod typed;
-#[cfg(target_os = "cuda")]
-pub mod warp;
+
+gpu_modules!(pub block, ops, packed, shuffle, thread, warp);
+gpu_modules!(shared);

@@ -20,33 +20,17 @@ use crate::ops::Sum;
 #[cfg(target_os = "cuda")]
 use cuda_std::prelude::*;
 
-#[cfg(target_os = "cuda")]
-mod interleaved;
-#[cfg(target_os = "cuda")]
-mod multi_element;
-#[cfg(target_os = "cuda")]
-mod sequential;
-#[cfg(target_os = "cuda")]
-mod tree;
-#[cfg(target_os = "cuda")]
-mod unrolled;
-#[cfg(target_os = "cuda")]
-mod vectorized;
-#[cfg(target_os = "cuda")]
-mod warp_shuffle;
+gpu_modules!(interleaved, multi_element, sequential, tree, unrolled, vectorized, warp_shuffle);
 
 #[cfg(target_os = "cuda")]
-pub use interleaved::{interleaved_divergent, interleaved_mask, interleaved_strided};
-#[cfg(target_os = "cuda")]
-pub use multi_element::{global_stride, local_stride};
-#[cfg(target_os = "cuda")]
-pub use sequential::{first_add, sequential};
-#[cfg(target_os = "cuda")]
-pub use unrolled::{complete_unroll, unrolled_warp};
-#[cfg(target_os = "cuda")]
-pub use vectorized::vectorized;
-#[cfg(target_os = "cuda")]
-pub use warp_shuffle::warp_shuffle;
+pub use self::{
+    interleaved::{interleaved_divergent, interleaved_mask, interleaved_strided},
+    multi_element::{global_stride, local_stride},
+    sequential::{first_add, sequential},
+    unrolled::{complete_unroll, unrolled_warp},
+    vectorized::vectorized,
+    warp_shuffle::warp_shuffle,
+};
 
 /// How many blocks a step takes for n elements (the host's launch arithmetic).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,38 +20,24 @@ use crate::config::{SGEMV_BLOCK, SGEMV_ROW_UNROLL};
 mod kinds;
 pub use kinds::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch};
 
-#[cfg(target_os = "cuda")]
-mod block_per_row;
-#[cfg(target_os = "cuda")]
-mod problem;
-#[cfg(target_os = "cuda")]
-mod row_tiles;
-#[cfg(target_os = "cuda")]
-mod rows_per_warp;
-#[cfg(target_os = "cuda")]
-mod split_k;
-#[cfg(target_os = "cuda")]
-mod split_k_shifted;
-#[cfg(target_os = "cuda")]
-mod staged_rows;
-#[cfg(target_os = "cuda")]
-mod tile_fold;
-#[cfg(target_os = "cuda")]
-mod transposed;
-#[cfg(target_os = "cuda")]
-mod transposed_stream;
-#[cfg(target_os = "cuda")]
-mod transposed_stripes;
-#[cfg(target_os = "cuda")]
-mod vector_rows_per_warp;
-#[cfg(target_os = "cuda")]
-mod vector_warp_per_row;
-#[cfg(target_os = "cuda")]
-mod warp_per_row;
-#[cfg(target_os = "cuda")]
-mod warp_rows;
-#[cfg(target_os = "cuda")]
-mod wide_rows;
+gpu_modules!(
+    block_per_row,
+    problem,
+    row_tiles,
+    rows_per_warp,
+    split_k,
+    split_k_shifted,
+    staged_rows,
+    tile_fold,
+    transposed,
+    transposed_stream,
+    transposed_stripes,
+    vector_rows_per_warp,
+    vector_warp_per_row,
+    warp_per_row,
+    warp_rows,
+    wide_rows,
+);
 
 /// The table below makes, from one line per kernel, both its entry point (on the GPU) and its
 /// [`SgemvEntry`] (everywhere). The launch kind fixes the entry point's extra arguments, so the
