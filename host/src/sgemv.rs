@@ -2,7 +2,7 @@
 //! op(A) = A ([`Op::N`]) or Aᵀ ([`Op::T`]).
 use crate::entries::sgemv_entry;
 use crate::error::{Error, Result};
-use crate::gpu::{GpuStream, KernelArg};
+use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil, resident_blocks};
 use cust::memory::DeviceSlice;
 use kernels::config::{
@@ -601,7 +601,6 @@ impl GpuStream {
         let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
         let mut q = self.lock()?;
         let y_ptr = y.as_device_ptr().as_raw();
-        let (alpha, beta) = (&opts.alpha, &opts.beta);
         // Split kernels also take partials per (split, output) and a zeroed counter per tile,
         // allocated only with several splits (the kernels touch neither otherwise).
         let (partials, counters) = if plan.splits > 1 {
@@ -609,13 +608,21 @@ impl GpuStream {
         } else {
             (0, 0)
         };
-        let mut args: Vec<&dyn KernelArg> =
-            vec![&a_raw.0, &a_raw.1, &x_raw.0, &x_raw.1, &m, &n, &lda, alpha, beta, &y_ptr];
-        args.extend(plan.args.iter().map(|a| a as &dyn KernelArg));
-        if plan.tiles > 0 {
-            args.push(&partials);
-            args.push(&counters);
+        let mut args = KernelArgs::new();
+        args.slice(a).slice(x).usize(m).usize(n).usize(lda).f32(opts.alpha).f32(opts.beta).ptr(y_ptr);
+        for &extra in &plan.args {
+            args.usize(extra);
         }
-        q.launch(entry, grid, plan.block, &args)
+        if plan.tiles > 0 {
+            args.ptr(partials).ptr(counters);
+        }
+        // SAFETY: the entry takes (a: &[f32], x: &[f32], m, n, lda: usize, alpha, beta: f32,
+        // y: *mut f32), then its plan's `args` as usizes and, where it has tiles, partials and
+        // counters (kernels/src/sgemv/mod.rs). `validate_sgemv_op` checked the lengths of A, x
+        // and y, `kernel.validate` the alignment and sizes the kernel needs; `plan` gives its
+        // block and grid, and with several splits the partials (`splits` per output) and
+        // zeroed counters (one u32 per tile) from this stream's locked scratch; with one split
+        // both are 0, which the kernels do not touch.
+        unsafe { q.launch(entry, grid, plan.block, &args) }
     }
 }

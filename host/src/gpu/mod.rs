@@ -19,7 +19,7 @@
 //!
 //! Files: `device` (context, module, entry table, properties), `scratch` (a stream's
 //! buffers), `stream` ([`GpuStream`], its lock and value slot), `handle` ([`Gpu`]), `launch`
-//! (kernel arguments and the launch).
+//! (typed kernel arguments and the launch).
 mod device;
 mod handle;
 mod launch;
@@ -27,6 +27,6 @@ mod scratch;
 mod stream;
 
 pub use handle::Gpu;
-pub(crate) use launch::{raw, KernelArg};
+pub(crate) use launch::{raw, KernelArgs};
 pub(crate) use stream::Enqueue;
 pub use stream::GpuStream;

@@ -102,14 +102,20 @@ fn wait(stream: &Stream) -> Result<()> {
 /// Zeroes `buffer` on `stream` (stream-ordered, so no device-wide wait).
 fn zero_async<T: DeviceCopy>(stream: &Stream, buffer: &DeviceBuffer<T>) -> Result<()> {
     let bytes = buffer.len() * std::mem::size_of::<T>();
-    memset_zero(stream, buffer.as_device_ptr().as_raw(), bytes)
+    // SAFETY: the whole of a live allocation of this stream's scratch.
+    unsafe { memset_zero(stream, buffer.as_device_ptr().as_raw(), bytes) }
 }
 
 /// Enqueues zeroing `bytes` at `ptr` on `stream`.
-pub(super) fn memset_zero(stream: &Stream, ptr: u64, bytes: usize) -> Result<()> {
-    // SAFETY: callers pass a live allocation of at least `bytes` bytes.
+///
+/// # Safety
+/// `ptr` is the device-addressable address of at least `bytes` bytes that stay allocated
+/// until the memset has run on `stream`.
+pub(super) unsafe fn memset_zero(stream: &Stream, ptr: u64, bytes: usize) -> Result<()> {
+    // SAFETY: `bytes` bytes at `ptr` are device-addressable memory (the caller's promise).
     let mut bytes_view = unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::<u8>::from_raw(ptr), bytes) };
-    // SAFETY: the memset runs in stream order before any later use of the memory.
+    // SAFETY: the memset runs in `stream`'s order, while the memory is still allocated (the
+    // caller's promise).
     unsafe { bytes_view.set_zero_async(stream) }.check("cuMemsetD8Async")
 }
 

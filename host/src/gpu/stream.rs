@@ -112,8 +112,13 @@ impl<'a> Enqueue<'a> {
     }
 
     /// Enqueues zeroing the first `bytes` at `ptr` (a sum over nothing, or an atomic start).
-    pub(crate) fn zero(&self, ptr: u64, bytes: usize) -> Result<()> {
-        memset_zero(&self.stream.stream, ptr, bytes)
+    ///
+    /// # Safety
+    /// `ptr` is the device-addressable address of at least `bytes` bytes that stay allocated
+    /// until the memset has run on this stream.
+    pub(crate) unsafe fn zero(&self, ptr: u64, bytes: usize) -> Result<()> {
+        // SAFETY: the caller's promise, for this stream.
+        unsafe { memset_zero(&self.stream.stream, ptr, bytes) }
     }
 
     /// Where a value call's kernel writes its result: with `direct` (a kernel that stores its
