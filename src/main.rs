@@ -2,7 +2,7 @@
 //! reference, and prints device, size, time and GB/s. Exits 1 without a CUDA device.
 use cudakernels::cust::memory::{CopyDestination, DeviceBuffer};
 use cudakernels::timing::{gbps, median_ms};
-use cudakernels::{open, Error, Gpu, ReduceStrategy, SgemvKernel, SgemvOptions};
+use cudakernels::{open, Error, GpuStream, ReduceStrategy, SgemvKernel, SgemvOptions};
 use std::process::exit;
 
 /// A small deterministic generator for default inputs (splitmix64).
@@ -19,7 +19,7 @@ fn inputs(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-fn run(gpu: &Gpu) -> Result<bool, Error> {
+fn run(gpu: &GpuStream) -> Result<bool, Error> {
     let mut ok = true;
     println!("device: {} ({} SMs)", gpu.name(), gpu.sm_count());
     println!("| job | size | median µs | GB/s | check |");
@@ -101,7 +101,7 @@ fn main() {
             exit(1);
         }
     };
-    match run(&gpu) {
+    match run(gpu.default_stream()) {
         Ok(true) => {}
         Ok(false) => {
             eprintln!("error: a GPU result did not match the CPU reference");

@@ -184,7 +184,7 @@ fn row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere() {
         m.synchronize().unwrap();
         for (r, full) in fulls.iter().enumerate() {
             m.gpus()[r].bind().unwrap();
-            let got = download(&m.gpus()[r], full);
+            let got = download(m.gpus()[r].default_stream(), full);
             for (row, &g) in got.iter().enumerate() {
                 let products = a[row * n..(row + 1) * n].iter().zip(&x).map(|(&p, &q)| p as f64 * q as f64);
                 let (want, bound) = products.fold((0.0, 0.0), |(s, b), p| (s + p, b + f64::abs(p)));
@@ -235,7 +235,11 @@ fn bad_shards_are_typed_errors_before_anything_runs() {
     drop(shards);
     for (r, y) in ys.iter().enumerate() {
         m.gpus()[r].bind().unwrap();
-        assert!(download(&m.gpus()[r], y).iter().all(|v| v.is_nan()), "rank {} ran although a shard was bad", r);
+        assert!(
+            download(m.gpus()[r].default_stream(), y).iter().all(|v| v.is_nan()),
+            "rank {} ran although a shard was bad",
+            r
+        );
     }
     // The handle keeps working.
     let ones: Vec<DeviceBuffer<u32>> = m.gpus().iter().map(|g| upload(g, &[1u32, 2, 3]).unwrap()).collect();

@@ -13,7 +13,7 @@
 //!
 //! Every rank ends with the result; value calls return each rank's, in rank order.
 use crate::error::{Check, Error, Result};
-use crate::gpu::{raw, Gpu};
+use crate::gpu::{raw, Gpu, GpuStream};
 use crate::ladder::{ReduceStrategy, SumElement};
 use crate::nccl::{Comm, DataType, Nccl, RawStream, RedOp};
 use crate::sgemv::{validate_sgemv, Op, SgemvOptions};
@@ -63,8 +63,8 @@ pub struct RowShard<'a> {
 pub trait JoinSum: DeviceCopy + Default + Copy {
     /// `Some(type)` for an exact NCCL all-reduce; `None` to gather and fold on the device.
     const ALL_REDUCE: Option<DataType>;
-    /// Enqueues folding the gathered partials on `gpu` into `out[0]`, in rank order (only
-    /// where `ALL_REDUCE` is None).
+    /// Enqueues folding the gathered partials on `gpu`'s default stream into `out[0]`, in rank
+    /// order (only where `ALL_REDUCE` is None).
     fn fold_into(gpu: &Gpu, gathered: &DeviceSlice<Self>, out: &mut DeviceSlice<Self>) -> Result<()>;
 }
 macro_rules! join_exact {
@@ -81,13 +81,13 @@ join_exact!(u64 => DataType::U64, i64 => DataType::I64, i32 => DataType::I32);
 impl JoinSum for f32 {
     const ALL_REDUCE: Option<DataType> = None;
     fn fold_into(gpu: &Gpu, gathered: &DeviceSlice<f32>, out: &mut DeviceSlice<f32>) -> Result<()> {
-        gpu.reduce_sum_into(gathered, out, ReduceStrategy::Auto).map(|_| ())
+        gpu.default_stream().reduce_sum_into(gathered, out, ReduceStrategy::Auto).map(|_| ())
     }
 }
 impl JoinSum for f64 {
     const ALL_REDUCE: Option<DataType> = None;
     fn fold_into(gpu: &Gpu, gathered: &DeviceSlice<f64>, out: &mut DeviceSlice<f64>) -> Result<()> {
-        gpu.sum_into(gathered, out)
+        gpu.default_stream().sum_into(gathered, out)
     }
 }
 
@@ -150,7 +150,7 @@ impl MultiGpu {
 
     /// Waits for every rank's default stream.
     pub fn synchronize(&self) -> Result<()> {
-        self.gpus.iter().try_for_each(|g| g.synchronize())
+        self.gpus.iter().try_for_each(|g| g.default_stream().synchronize())
     }
 
     /// Sum over all shards (shard i on rank i; any may be empty), as each rank ends with it.
@@ -158,12 +158,12 @@ impl MultiGpu {
     where
         T::Sum: JoinSum,
     {
-        self.join_sum(shards, |gpu, shard, out| gpu.sum_into(shard, out))
+        self.join_sum(shards, |stream, shard, out| stream.sum_into(shard, out))
     }
 
     /// [`MultiGpu::sum`] for the ladder's element types with `Auto`'s kernel on every rank.
     pub fn reduce_sum<T: SumElement + JoinSum>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<T>> {
-        self.join_sum(shards, |gpu, shard, out| gpu.reduce_sum_into(shard, out, ReduceStrategy::Auto).map(|_| ()))
+        self.join_sum(shards, |stream, shard, out| stream.reduce_sum_into(shard, out, ReduceStrategy::Auto).map(|_| ()))
     }
 
     /// Minimum over all shards; `Error::Empty` when every shard is empty.
@@ -201,7 +201,7 @@ impl MultiGpu {
         // In rank order: launching the waiting ranks first measured slower on 2 × H200
         // (2026-11-22: 172.1 µs per call against 156–158).
         for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
-            gpu.sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
+            gpu.default_stream().sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
         }
         Ok(())
     }
@@ -288,7 +288,7 @@ impl MultiGpu {
     }
 
     fn raw_stream(&self, rank: usize) -> RawStream {
-        self.gpus[rank].stream().as_inner() as RawStream
+        self.gpus[rank].default_stream().stream().as_inner() as RawStream
     }
 
     /// `call(rank)` for every rank inside one NCCL group, each with its device current.
@@ -306,12 +306,12 @@ impl MultiGpu {
     fn join_sum<T: DeviceCopy, S: JoinSum>(
         &self,
         shards: &[&DeviceSlice<T>],
-        partial: impl Fn(&Gpu, &DeviceSlice<T>, &mut DeviceSlice<S>) -> Result<()>,
+        partial: impl Fn(&GpuStream, &DeviceSlice<T>, &mut DeviceSlice<S>) -> Result<()>,
     ) -> Result<Vec<S>> {
         self.check_ranks(shards.len())?;
         let mut join = self.lock();
         for ((gpu, shard), j) in self.gpus.iter().zip(shards).zip(join.iter()) {
-            partial(gpu, shard, &mut view::<S>(&j.device, SEND, 1))?;
+            partial(gpu.default_stream(), shard, &mut view::<S>(&j.device, SEND, 1))?;
         }
         let ranks = self.ranks();
         let at = match S::ALL_REDUCE {
@@ -356,9 +356,10 @@ impl MultiGpu {
                 gpu.bind()?;
                 // SAFETY: a pageable source is staged before the call returns; the copy runs in
                 // this rank's stream order, before the gather below.
-                unsafe { send.async_copy_from(&identity[..per_rank], gpu.stream()) }.check("cuMemcpyHtoDAsync")?;
+                unsafe { send.async_copy_from(&identity[..per_rank], gpu.default_stream().stream()) }
+                    .check("cuMemcpyHtoDAsync")?;
             } else {
-                gpu.reduce_into(op, shard, &mut send)?;
+                gpu.default_stream().reduce_into(op, shard, &mut send)?;
             }
         }
         let size = std::mem::size_of::<T>();
@@ -372,11 +373,11 @@ impl MultiGpu {
             // The folded pair as two adjacent T, as `read_all` reads it back.
             let pair = view::<T>(&j.device, RESULT, 2);
             match op {
-                TypedOp::Min => gpu.reduce_into(TypedOp::Min, &lo, &mut pair.index(..1))?,
-                TypedOp::Max => gpu.reduce_into(TypedOp::Max, &lo, &mut pair.index(..1))?,
+                TypedOp::Min => gpu.default_stream().reduce_into(TypedOp::Min, &lo, &mut pair.index(..1))?,
+                TypedOp::Max => gpu.default_stream().reduce_into(TypedOp::Max, &lo, &mut pair.index(..1))?,
                 _ => {
-                    gpu.reduce_into(TypedOp::Min, &lo, &mut pair.index(..1))?;
-                    gpu.reduce_into(TypedOp::Max, &hi, &mut pair.index(1..))?;
+                    gpu.default_stream().reduce_into(TypedOp::Min, &lo, &mut pair.index(..1))?;
+                    gpu.default_stream().reduce_into(TypedOp::Max, &hi, &mut pair.index(1..))?;
                 }
             }
         }
@@ -421,7 +422,7 @@ impl MultiGpu {
             // SAFETY: both ranges lie in this rank's join buffer; stream-ordered after the kernel.
             let from = unsafe { DeviceSlice::from_raw_parts(DevicePointer::<u8>::from_raw(src), size) };
             gpu.bind()?;
-            unsafe { dst.async_copy_from(&from, gpu.stream()) }.check("cuMemcpyDtoDAsync")?;
+            unsafe { dst.async_copy_from(&from, gpu.default_stream().stream()) }.check("cuMemcpyDtoDAsync")?;
         }
         self.gather(join, &[(SEND, LO), (SEND + 1, LO + self.ranks())], size)
     }
@@ -434,14 +435,15 @@ impl MultiGpu {
             gpu.bind()?;
             let src = view::<u64>(&j.device, at, words);
             // SAFETY: both live in `join` (locked); the copy is waited for below.
-            unsafe { src.async_copy_to(&mut j.host[..words], gpu.stream()) }.check("cuMemcpyDtoHAsync")?;
+            unsafe { src.async_copy_to(&mut j.host[..words], gpu.default_stream().stream()) }
+                .check("cuMemcpyDtoHAsync")?;
         }
         self.gpus
             .iter()
             .zip(join.iter())
             .map(|(gpu, j)| {
                 gpu.bind()?;
-                gpu.synchronize()?;
+                gpu.default_stream().synchronize()?;
                 // SAFETY: the pinned slot holds `words` ≥ size_of::<V>() bytes, just copied.
                 Ok(unsafe { std::ptr::read_volatile(j.host.as_ptr() as *const V) })
             })
@@ -453,7 +455,7 @@ impl Drop for MultiGpu {
     fn drop(&mut self) {
         for (gpu, &comm) in self.gpus.iter().zip(&self.comms) {
             let _ = gpu.bind();
-            let _ = gpu.synchronize();
+            let _ = gpu.default_stream().synchronize();
             // SAFETY: each communicator was made by init_all and its work is done.
             let _ = unsafe { self.nccl.destroy(comm) };
         }

@@ -1,22 +1,15 @@
 //! [`Gpu`]: the handle of one device, its kernels loaded once, with its default stream.
-use super::device::LoadedDevice;
+use super::device::{device_methods, LoadedDevice};
 use super::stream::GpuStream;
 use crate::error::Result;
 use crate::image::{ImageChoice, KernelImages};
 use std::sync::Arc;
 
 /// One CUDA device with the library's kernels loaded, `Send + Sync`: open it once per
-/// device and share it (`Arc<Gpu>`). Entry points (reached through `Deref`) run on the
-/// handle's default stream; [`Gpu::new_stream`] gives further streams.
+/// device and share it (`Arc<Gpu>`). Entry points are methods of a [`GpuStream`]: the
+/// handle's own ([`Gpu::default_stream`]) or further ones ([`Gpu::new_stream`]).
 pub struct Gpu {
     default: GpuStream,
-}
-
-impl std::ops::Deref for Gpu {
-    type Target = GpuStream;
-    fn deref(&self) -> &GpuStream {
-        &self.default
-    }
 }
 
 impl Gpu {
@@ -33,8 +26,10 @@ impl Gpu {
         GpuStream::new(self.default.shared.clone())
     }
 
-    /// The handle's default stream (also reached through `Deref`).
+    /// The handle's default stream, made at open and dropped with the handle.
     pub fn default_stream(&self) -> &GpuStream {
         &self.default
     }
+
+    device_methods!(default.shared);
 }

@@ -1,7 +1,8 @@
 //! The device handle and its streams.
 //!
 //! - [`Gpu`]: one device with the kernels loaded once, `Send + Sync`; share it (`Arc<Gpu>`)
-//!   between threads. Its entry points run on its own default stream ([`Gpu`] derefs to it).
+//!   between threads. It answers the device's properties and owns a default stream,
+//!   [`Gpu::default_stream`].
 //! - [`GpuStream`]: a stream of the library with its own scratch (per-block partials, ticket
 //!   counter, flagged slots, a device result slot and a pinned host slot). Every entry point
 //!   is a method of it. Two streams never share scratch, so work on them overlaps freely;

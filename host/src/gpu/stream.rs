@@ -20,8 +20,8 @@ fn written<E>(e: &E) -> bool {
 }
 
 /// A stream of the library with its own scratch; every entry point is a method of it.
-/// Obtained from [`Gpu::new_stream`](super::Gpu::new_stream); [`Gpu`](super::Gpu) derefs to
-/// its default one.
+/// Obtained from [`Gpu::new_stream`](super::Gpu::new_stream) or, for the handle's own,
+/// [`Gpu::default_stream`](super::Gpu::default_stream).
 ///
 /// `Send + Sync`. Dropping it waits for its queued work before freeing its scratch.
 pub struct GpuStream {
