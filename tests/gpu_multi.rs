@@ -5,7 +5,7 @@ mod common;
 
 use common::{download, Rng, U32};
 use cudakernels::cust::memory::DeviceBuffer;
-use cudakernels::multi::{shard_ranges, upload};
+use cudakernels::multi::upload;
 use cudakernels::nccl::Nccl;
 use cudakernels::{Error, MultiGpu, RowShard, SgemvOptions};
 use std::io::Write;
@@ -63,20 +63,6 @@ fn a_missing_nccl_is_a_typed_error() {
             assert!(text.contains("NCCL") && text.contains("install"), "{}", text);
         }
         other => panic!("expected NcclUnavailable, got {:?}", other.map(|n| n.version())),
-    }
-}
-
-#[test]
-fn shard_ranges_cover_the_input_evenly() {
-    for &(len, ranks) in [(0usize, 1usize), (1, 2), (7, 2), (10, 3), (1 << 20, 8)].iter() {
-        let r = shard_ranges(len, ranks);
-        assert_eq!(r.len(), ranks);
-        assert_eq!(r[0].start, 0);
-        assert_eq!(r[ranks - 1].end, len);
-        for w in r.windows(2) {
-            assert_eq!(w[0].end, w[1].start);
-            assert!(w[0].len() == w[1].len() || w[0].len() == w[1].len() + 1);
-        }
     }
 }
 
