@@ -3,7 +3,7 @@
 //! ```no_run
 //! let gpu = cudakernels::open()?;
 //! let x = cudakernels::cust::memory::DeviceBuffer::from_slice(&[1.0f32, 2.0, 3.0]).unwrap();
-//! let sum = gpu.reduce_sum(&x, cudakernels::ReduceStrategy::Auto)?;
+//! let sum = gpu.default_stream().reduce_sum(&x, cudakernels::ReduceStrategy::Auto)?;
 //! # Ok::<(), cudakernels::Error>(())
 //! ```
 pub use host::*;

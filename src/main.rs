@@ -1,7 +1,7 @@
 //! The main job: runs reduce and sgemv on default inputs, checks them against an f64 CPU
 //! reference, and prints device, size, time and GB/s. Exits 1 without a CUDA device.
 use cudakernels::cust::memory::{CopyDestination, DeviceBuffer};
-use cudakernels::{open, Error, Gpu, Op, RawSlice, ReduceStrategy, SgemvCall, SgemvOptions};
+use cudakernels::{open, Error, GpuStream, Op, RawSlice, ReduceStrategy, SgemvCall, SgemvOptions};
 use std::process::exit;
 use timing::{gbps, median_ms};
 
@@ -24,7 +24,7 @@ fn inputs(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-fn run(gpu: &Gpu) -> Result<bool, Error> {
+fn run(gpu: &GpuStream) -> Result<bool, Error> {
     let mut ok = true;
     println!("device: {} ({} SMs)", gpu.name(), gpu.sm_count());
     println!("| job | size | median µs | GB/s | check |");
@@ -101,7 +101,7 @@ fn main() {
             exit(1);
         }
     };
-    match run(&gpu) {
+    match run(gpu.default_stream()) {
         Ok(true) => {}
         Ok(false) => {
             eprintln!("error: a GPU result did not match the CPU reference");

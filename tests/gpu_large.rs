@@ -5,14 +5,20 @@
 mod common;
 use common::{download, gpu, Rng, U32};
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
-use cudakernels::{Finish, Gpu, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions};
+use cudakernels::{Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions};
 
 const TWO32: usize = 1 << 32;
 /// Device memory the largest case needs, with room for scratch.
 const PEAK_BYTES: usize = 20 << 30;
 
 /// `len` elements, all `fill` (a memset of its bits), then `placed` from element `at`.
-fn filled<T: DeviceCopy + bytemuck::Pod>(gpu: &Gpu, len: usize, fill: u32, at: usize, placed: &[T]) -> DeviceBuffer<T> {
+fn filled<T: DeviceCopy + bytemuck::Pod>(
+    gpu: &GpuStream,
+    len: usize,
+    fill: u32,
+    at: usize,
+    placed: &[T],
+) -> DeviceBuffer<T> {
     // SAFETY: every element is written by the memset below before any read.
     let mut buf = unsafe { DeviceBuffer::<T>::uninitialized(len) }.expect("alloc");
     // SAFETY: the memset and copy run in the stream's order; `placed` outlives the wait below.
@@ -29,7 +35,7 @@ fn filled<T: DeviceCopy + bytemuck::Pod>(gpu: &Gpu, len: usize, fill: u32, at: u
     buf
 }
 
-fn bytes_past_2_pow_32(gpu: &Gpu) {
+fn bytes_past_2_pow_32(gpu: &GpuStream) {
     let n = TWO32 + 5;
     let placed = [9u8, 0, 250, 255, 2];
     let buf = filled(gpu, n, 1, TWO32, &placed);
@@ -44,7 +50,7 @@ fn bytes_past_2_pow_32(gpu: &Gpu) {
     assert_eq!(download(gpu, &out)[0], want, "u8 sum_into");
 }
 
-fn floats_past_2_pow_32(gpu: &Gpu) {
+fn floats_past_2_pow_32(gpu: &GpuStream) {
     let n = TWO32 + 3;
     let placed = [-7.5f32, 0.25, 1.0e6];
     let buf = filled(gpu, n, 1.0f32.to_bits(), TWO32, &placed);
@@ -83,7 +89,7 @@ fn floats_past_2_pow_32(gpu: &Gpu) {
 
 /// sgemv over an m × n A (lda = n) of more than 2^32 elements: A is 0.5 except random rows
 /// `random` (the first rows and the last ones, where a 32-bit row offset would wrap).
-fn sgemv_past_2_pow_32(gpu: &Gpu, m: usize, n: usize, kernels: &[SgemvKernel], rng: &mut Rng) {
+fn sgemv_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, kernels: &[SgemvKernel], rng: &mut Rng) {
     assert!(m * n > TWO32);
     let edge = 8.min(m);
     let head: Vec<f32> = (0..edge * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
@@ -136,7 +142,7 @@ fn sgemv_past_2_pow_32(gpu: &Gpu, m: usize, n: usize, kernels: &[SgemvKernel], r
 /// both ends, with entries in {-1, -0.5, 0, 0.5, 1}, and x in {-1, 0, 1}. Every partial sum is
 /// then a multiple of 0.5, exact in f32 in any order while below 2^23 (a random walk over m ≤
 /// 2^29 steps stays far below): y must equal the reference.
-fn sgemv_t_past_2_pow_32(gpu: &Gpu, m: usize, n: usize, kernels: &[SgemvKernel], rng: &mut Rng) {
+fn sgemv_t_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, kernels: &[SgemvKernel], rng: &mut Rng) {
     assert!(m * n > TWO32);
     let edge = 8.min(m);
     let mut pick = |k: usize, step: f32| (rng.below(k) as f32 - (k / 2) as f32) * step;
@@ -170,20 +176,21 @@ fn sgemv_t_past_2_pow_32(gpu: &Gpu, m: usize, n: usize, kernels: &[SgemvKernel],
 
 #[test]
 fn lengths_past_2_pow_32() {
-    let gpu = match gpu("lengths_past_2_pow_32") {
+    let handle = match gpu("lengths_past_2_pow_32") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let (free, _) = cudakernels::cust::memory::mem_get_info().unwrap();
     assert!(free >= PEAK_BYTES, "needs {} GiB of free device memory, {} GiB free", PEAK_BYTES >> 30, free >> 30);
     let mut rng = Rng::fresh("large");
-    bytes_past_2_pow_32(&gpu);
-    floats_past_2_pow_32(&gpu);
+    bytes_past_2_pow_32(gpu);
+    floats_past_2_pow_32(gpu);
     let wide = [SgemvKernel::Auto, SgemvKernel::WarpScalar, SgemvKernel::BlockPerRow, SgemvKernel::SplitKShifted];
-    sgemv_past_2_pow_32(&gpu, (1 << 20) + 3, 4100, &wide, &mut rng);
+    sgemv_past_2_pow_32(gpu, (1 << 20) + 3, 4100, &wide, &mut rng);
     let transposed = [SgemvKernel::Auto, SgemvKernel::TStripes(8), SgemvKernel::TScalar, SgemvKernel::TVec4];
-    sgemv_t_past_2_pow_32(&gpu, (1 << 20) + 3, 4100, &transposed, &mut rng);
+    sgemv_t_past_2_pow_32(gpu, (1 << 20) + 3, 4100, &transposed, &mut rng);
     let narrow = [SgemvKernel::Auto, SgemvKernel::RowsPerWarp(2), SgemvKernel::N32, SgemvKernel::StagedRows];
-    sgemv_past_2_pow_32(&gpu, (1 << 28) + 5, 16, &narrow, &mut rng);
-    sgemv_t_past_2_pow_32(&gpu, (1 << 28) + 5, 16, &[SgemvKernel::Auto, SgemvKernel::TScalar], &mut rng);
+    sgemv_past_2_pow_32(gpu, (1 << 28) + 5, 16, &narrow, &mut rng);
+    sgemv_t_past_2_pow_32(gpu, (1 << 28) + 5, 16, &[SgemvKernel::Auto, SgemvKernel::TScalar], &mut rng);
 }

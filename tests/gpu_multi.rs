@@ -5,7 +5,7 @@ mod common;
 
 use common::{download, Rng, U32};
 use cudakernels::cust::memory::DeviceBuffer;
-use cudakernels::multi::{shard_ranges, upload};
+use cudakernels::multi::upload;
 use cudakernels::nccl::Nccl;
 use cudakernels::{Error, MultiGpu, RowShard, SgemvOptions};
 use std::io::Write;
@@ -63,20 +63,6 @@ fn a_missing_nccl_is_a_typed_error() {
             assert!(text.contains("NCCL") && text.contains("install"), "{}", text);
         }
         other => panic!("expected NcclUnavailable, got {:?}", other.map(|n| n.version())),
-    }
-}
-
-#[test]
-fn shard_ranges_cover_the_input_evenly() {
-    for &(len, ranks) in [(0usize, 1usize), (1, 2), (7, 2), (10, 3), (1 << 20, 8)].iter() {
-        let r = shard_ranges(len, ranks);
-        assert_eq!(r.len(), ranks);
-        assert_eq!(r[0].start, 0);
-        assert_eq!(r[ranks - 1].end, len);
-        for w in r.windows(2) {
-            assert_eq!(w[0].end, w[1].start);
-            assert!(w[0].len() == w[1].len() || w[0].len() == w[1].len() + 1);
-        }
     }
 }
 
@@ -184,7 +170,7 @@ fn row_sharded_sgemv_with_uneven_rows_gathers_y_everywhere() {
         m.synchronize().unwrap();
         for (r, full) in fulls.iter().enumerate() {
             m.gpus()[r].bind().unwrap();
-            let got = download(&m.gpus()[r], full);
+            let got = download(m.gpus()[r].default_stream(), full);
             for (row, &g) in got.iter().enumerate() {
                 let products = a[row * n..(row + 1) * n].iter().zip(&x).map(|(&p, &q)| p as f64 * q as f64);
                 let (want, bound) = products.fold((0.0, 0.0), |(s, b), p| (s + p, b + f64::abs(p)));
@@ -235,7 +221,11 @@ fn bad_shards_are_typed_errors_before_anything_runs() {
     drop(shards);
     for (r, y) in ys.iter().enumerate() {
         m.gpus()[r].bind().unwrap();
-        assert!(download(&m.gpus()[r], y).iter().all(|v| v.is_nan()), "rank {} ran although a shard was bad", r);
+        assert!(
+            download(m.gpus()[r].default_stream(), y).iter().all(|v| v.is_nan()),
+            "rank {} ran although a shard was bad",
+            r
+        );
     }
     // The handle keeps working.
     let ones: Vec<DeviceBuffer<u32>> = m.gpus().iter().map(|g| upload(g, &[1u32, 2, 3]).unwrap()).collect();

@@ -3,7 +3,7 @@
 mod common;
 use common::{download, gpu, log2_ceil, upload, Rng, U32};
 use cudakernels::LADDER_BLOCKS;
-use cudakernels::{Finish, Gpu, LadderKernel, ReduceStrategy, SumElement};
+use cudakernels::{Finish, GpuStream, LadderKernel, ReduceStrategy, SumElement};
 use std::io::Write;
 
 const LENGTHS: [usize; 13] = [0, 1, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, (1 << 20) + 3, 1 << 26];
@@ -30,7 +30,7 @@ fn offsets(len: usize) -> &'static [usize] {
 /// `check(got, want, len, offset, strategy, grid)` judges each result against
 /// `want = reference(slice)`, computed once per length and offset.
 fn for_every_strategy<T: SumElement, R: Copy>(
-    gpu: &Gpu,
+    gpu: &GpuStream,
     host: &[T],
     reference: impl Fn(&[T]) -> R,
     mut check: impl FnMut(T, R, usize, usize, ReduceStrategy, usize),
@@ -78,14 +78,15 @@ fn for_every_strategy<T: SumElement, R: Copy>(
 
 #[test]
 fn ladder_i32_exact() {
-    let gpu = match gpu("ladder_i32_exact") {
+    let handle = match gpu("ladder_i32_exact") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("ladder_i32");
     let host: Vec<i32> = (0..(1 << 26) + 3).map(|_| rng.next_u64() as i32).collect();
     let mut runs = 0;
-    for_every_strategy(&gpu, &host, i32::host_sum, |got, want, len, offset, s, _| {
+    for_every_strategy(gpu, &host, i32::host_sum, |got, want, len, offset, s, _| {
         assert_eq!(got, want, "seed {} {:?} len {} offset {}", rng.seed, s, len, offset);
         runs += 1;
     });
@@ -96,13 +97,14 @@ fn ladder_i32_exact() {
 fn ladder_f32_integer_valued_exact() {
     // Small integers in f32 sum exactly in any order (partial sums stay far below 2^24),
     // so a missing or doubled element shows as an exact mismatch.
-    let gpu = match gpu("ladder_f32_integer_valued_exact") {
+    let handle = match gpu("ladder_f32_integer_valued_exact") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("ladder_f32_int");
     let host: Vec<f32> = (0..(1 << 26) + 3).map(|_| (rng.below(17) as f32) - 8.0).collect();
-    for_every_strategy(&gpu, &host, f64_sum, |got, want, len, offset, s, _| {
+    for_every_strategy(gpu, &host, f64_sum, |got, want, len, offset, s, _| {
         assert_eq!(got as f64, want, "seed {} {:?} len {} offset {}", rng.seed, s, len, offset);
     });
 }
@@ -119,13 +121,14 @@ fn tolerance(abs_sum: f64, depth: usize) -> f64 {
 
 #[test]
 fn ladder_f32_random_within_rounding_bound() {
-    let gpu = match gpu("ladder_f32_random_within_rounding_bound") {
+    let handle = match gpu("ladder_f32_random_within_rounding_bound") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("ladder_f32_uniform");
     let host: Vec<f32> = (0..(1 << 26) + 3).map(|_| rng.unit() as f32).collect();
-    for_every_strategy(&gpu, &host, f64_sum, |got, want, len, offset, s, grid| {
+    for_every_strategy(gpu, &host, f64_sum, |got, want, len, offset, s, grid| {
         let (_, finish, block, grain) = s.resolve(4 * len);
         let (block, grain, atomic) = (block as usize, grain as usize, finish == Finish::Atomic);
         let threads = (grid.max(1) * block).max(1);
@@ -151,10 +154,11 @@ fn ladder_f32_random_within_rounding_bound() {
 
 #[test]
 fn auto_is_deterministic_and_second_pass_agrees() {
-    let gpu = match gpu("auto_is_deterministic_and_second_pass_agrees") {
+    let handle = match gpu("auto_is_deterministic_and_second_pass_agrees") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("determinism");
     for &n in [(1usize << 24) + 3, 1 << 20, 1000].iter() {
         let host: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
@@ -184,15 +188,16 @@ fn auto_is_deterministic_and_second_pass_agrees() {
 
 #[test]
 fn reduce_into_writes_the_output_and_checks_it() {
-    let gpu = match gpu("reduce_into_writes_the_output_and_checks_it") {
+    let handle = match gpu("reduce_into_writes_the_output_and_checks_it") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let host: Vec<i32> = (1..=1000).collect();
     let dev = upload(&host);
     let mut out = upload(&[i32::MIN]); // poisoned
     assert_eq!(gpu.reduce_sum_into(&dev, &mut out, ReduceStrategy::Auto).unwrap(), None);
-    assert_eq!(download(&gpu, &out)[0], 500_500);
+    assert_eq!(download(gpu, &out)[0], 500_500);
     let mut empty_out = upload::<i32>(&[]);
     assert!(matches!(
         gpu.reduce_sum_into(&dev, &mut empty_out, ReduceStrategy::Auto),
@@ -200,5 +205,5 @@ fn reduce_into_writes_the_output_and_checks_it() {
     ));
     let mut out = upload(&[i32::MIN]);
     gpu.reduce_sum_into(&dev.index(0..0), &mut out, ReduceStrategy::Auto).unwrap();
-    assert_eq!(download(&gpu, &out)[0], 0, "an empty sum is 0");
+    assert_eq!(download(gpu, &out)[0], 0, "an empty sum is 0");
 }

@@ -3,7 +3,7 @@
 mod common;
 use common::{download, gpu, upload, Rng, U32};
 use cudakernels::cust::memory::DeviceSlice;
-use cudakernels::{Error, Gpu, SgemvKernel, SgemvOptions};
+use cudakernels::{Error, GpuStream, SgemvKernel, SgemvOptions};
 
 const NS: [usize; 15] = [1, 4, 8, 15, 16, 17, 31, 32, 33, 64, 127, 128, 129, 1000, 4096];
 const MS: [usize; 10] = [0, 1, 3, 7, 8, 9, 255, 16384, 16387, 1 << 20];
@@ -48,7 +48,7 @@ fn check(case: &Case, got: &[f32], what: &str) {
 
 /// Runs one kernel on `case` with A and x at the given device views; poisons y first.
 fn run(
-    gpu: &Gpu,
+    gpu: &GpuStream,
     case: &Case,
     a: &DeviceSlice<f32>,
     x: &DeviceSlice<f32>,
@@ -69,10 +69,11 @@ fn run(
 
 #[test]
 fn shapes_with_every_kernel() {
-    let gpu = match gpu("shapes_with_every_kernel") {
+    let handle = match gpu("shapes_with_every_kernel") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sgemv_shapes");
     let mut runs = 0;
     for &n in NS.iter() {
@@ -86,7 +87,7 @@ fn shapes_with_every_kernel() {
             let case = Case { m, n, lda: n, a: &a, x: &x, y0: &[], alpha: 1.0, beta: 0.0 };
             for k in std::iter::once(SgemvKernel::Auto).chain(SgemvKernel::explicit()) {
                 let what = format!("seed {} {:?}", rng.seed, k);
-                match run(&gpu, &case, &da, &dx, k) {
+                match run(gpu, &case, &da, &dx, k) {
                     Ok(y) => {
                         check(&case, &y, &what);
                         runs += 1;
@@ -102,10 +103,11 @@ fn shapes_with_every_kernel() {
 
 #[test]
 fn alpha_beta_lda_and_offset_views() {
-    let gpu = match gpu("alpha_beta_lda_and_offset_views") {
+    let handle = match gpu("alpha_beta_lda_and_offset_views") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sgemv_views");
     for &(m, n) in [
         (7usize, 16usize),
@@ -138,7 +140,7 @@ fn alpha_beta_lda_and_offset_views() {
                         "seed {} {:?} alpha {} beta {} offsets ({}, {})",
                         rng.seed, k, alpha, beta, a_off, x_off
                     );
-                    match run(&gpu, &case, &va, &vx, k) {
+                    match run(gpu, &case, &va, &vx, k) {
                         Ok(y) => check(&case, &y, &what),
                         Err(Error::Misaligned { .. }) => assert!(!aligned && k.vector_loads(), "{}", what),
                         Err(Error::Unsupported { .. }) => assert!(k != SgemvKernel::Auto, "{}", what),
@@ -152,17 +154,18 @@ fn alpha_beta_lda_and_offset_views() {
 
 #[test]
 fn empty_shapes_and_bad_input() {
-    let gpu = match gpu("empty_shapes_and_bad_input") {
+    let handle = match gpu("empty_shapes_and_bad_input") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sgemv_edges");
     // n = 0: y = beta * y.
     let y0: Vec<f32> = (0..37).map(|_| rng.range(-1.0, 1.0) as f32).collect();
     let mut y = upload(&y0);
     let empty = upload::<f32>(&[]);
     gpu.sgemv(37, 0, &empty, &empty, &mut y, SgemvOptions { beta: 2.0, ..Default::default() }).unwrap();
-    let got = download(&gpu, &y);
+    let got = download(gpu, &y);
     for (g, w) in got.iter().zip(&y0) {
         assert_eq!(*g, 2.0 * w, "seed {}", rng.seed);
     }

@@ -9,7 +9,7 @@
 mod common;
 use common::{download, gpu, upload, Rng, U32};
 use cudakernels::cust::memory::DeviceSlice;
-use cudakernels::{Error, Gpu, Op, SgemvKernel, SgemvOptions};
+use cudakernels::{Error, GpuStream, Op, SgemvKernel, SgemvOptions};
 
 #[path = "../src/sgemv_shapes.rs"]
 mod sgemv_shapes;
@@ -87,7 +87,7 @@ fn uniform(rng: &mut Rng) -> f32 {
 /// Runs `kernel` for `op` on device views of A and x; y starts as NaN (beta = 0) or y0.
 #[allow(clippy::too_many_arguments)]
 fn run(
-    gpu: &Gpu,
+    gpu: &GpuStream,
     p: &Problem,
     op: Op,
     a: &DeviceSlice<f32>,
@@ -108,7 +108,7 @@ fn kernels(op: Op) -> Vec<SgemvKernel> {
 }
 
 /// Runs every kernel of `op` that accepts the views; exact comparison. Returns how many ran.
-fn check_exact(gpu: &Gpu, p: &Problem, op: Op, offsets: (usize, usize), seed: u64) -> usize {
+fn check_exact(gpu: &GpuStream, p: &Problem, op: Op, offsets: (usize, usize), seed: u64) -> usize {
     let (da, dx) = (upload(&p.a_with_offset(offsets.0)), upload(&p.x_with_offset(offsets.1)));
     let (va, vx) = (da.index(offsets.0..), dx.index(offsets.1..));
     let (want, _) = p.reference(op);
@@ -141,17 +141,18 @@ impl Problem {
 #[test]
 fn issue_shapes_both_ops_every_kernel() {
     let shapes = issue_shapes();
-    let gpu = match gpu("issue_shapes_both_ops_every_kernel") {
+    let handle = match gpu("issue_shapes_both_ops_every_kernel") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sgemv_issue_shapes");
     let seed = rng.seed;
     for c in shapes {
         let (m, n) = (c.m, c.n);
         for &op in [Op::N, Op::T].iter() {
             let p = Problem::new(m, n, n, op, &mut rng, &mut quarter);
-            let ran = check_exact(&gpu, &p, op, (0, 0), seed);
+            let ran = check_exact(gpu, &p, op, (0, 0), seed);
             assert!(ran >= 2, "{:?} {} x {}: only {} kernels ran", op, m, n, ran);
         }
     }
@@ -160,27 +161,29 @@ fn issue_shapes_both_ops_every_kernel() {
 #[test]
 fn awkward_views_both_ops() {
     let views = awkward_views();
-    let gpu = match gpu("awkward_views_both_ops") {
+    let handle = match gpu("awkward_views_both_ops") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sgemv_awkward");
     let seed = rng.seed;
     for c in views {
         let (m, n) = (c.m, c.n);
         for &op in [Op::N, Op::T].iter() {
             let p = Problem::new(m, n, c.lda(), op, &mut rng, &mut quarter);
-            assert!(check_exact(&gpu, &p, op, (c.a_offset, c.x_offset), seed) >= 2, "{:?} {} x {}", op, m, n);
+            assert!(check_exact(gpu, &p, op, (c.a_offset, c.x_offset), seed) >= 2, "{:?} {} x {}", op, m, n);
         }
     }
 }
 
 #[test]
 fn transposed_alpha_beta_and_lda_with_random_data() {
-    let gpu = match gpu("transposed_alpha_beta_and_lda_with_random_data") {
+    let handle = match gpu("transposed_alpha_beta_and_lda_with_random_data") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sgemv_t_alpha_beta");
     let seed = rng.seed;
     for &(m, n) in
@@ -199,7 +202,7 @@ fn transposed_alpha_beta_and_lda_with_random_data() {
                             "seed {} {:?} {:?} {} x {} lda {} a {} b {}",
                             seed, op, k, m, n, p.lda, alpha, beta
                         );
-                        let y = match run(&gpu, &p, op, &da, &dx, k, alpha, beta) {
+                        let y = match run(gpu, &p, op, &da, &dx, k, alpha, beta) {
                             Ok(y) => y,
                             Err(Error::Unsupported { .. }) | Err(Error::Misaligned { .. })
                                 if k != SgemvKernel::Auto =>
@@ -231,17 +234,18 @@ fn transposed_alpha_beta_and_lda_with_random_data() {
 
 #[test]
 fn split_kernels_are_deterministic() {
-    let gpu = match gpu("split_kernels_are_deterministic") {
+    let handle = match gpu("split_kernels_are_deterministic") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sgemv_deterministic");
     for &(m, n, op) in [(64usize, 1usize << 20, Op::N), (1 << 20, 16, Op::T), (4096, 4096, Op::T)].iter() {
         let p = Problem::new(m, n, n, op, &mut rng, &mut uniform);
         let (da, dx) = (upload(&p.a), upload(&p.x));
-        let first = run(&gpu, &p, op, &da, &dx, SgemvKernel::Auto, 1.0, 0.0).unwrap();
+        let first = run(gpu, &p, op, &da, &dx, SgemvKernel::Auto, 1.0, 0.0).unwrap();
         for _ in 0..3 {
-            let again = run(&gpu, &p, op, &da, &dx, SgemvKernel::Auto, 1.0, 0.0).unwrap();
+            let again = run(gpu, &p, op, &da, &dx, SgemvKernel::Auto, 1.0, 0.0).unwrap();
             let same = first.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits());
             assert!(same, "seed {} {:?} {} x {}: results differ between runs", rng.seed, op, m, n);
         }
@@ -250,16 +254,17 @@ fn split_kernels_are_deterministic() {
 
 #[test]
 fn transposed_edges_and_bad_input() {
-    let gpu = match gpu("transposed_edges_and_bad_input") {
+    let handle = match gpu("transposed_edges_and_bad_input") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let t = |beta| SgemvOptions { beta, op: Op::T, ..Default::default() };
     // m = 0: y = beta * y over n outputs.
     let y0 = [1.0f32, -2.0, 3.5];
     let (empty, mut y) = (upload::<f32>(&[]), upload(&y0));
     gpu.sgemv(0, 3, &empty, &empty, &mut y, t(2.0)).unwrap();
-    assert_eq!(download(&gpu, &y), vec![2.0, -4.0, 7.0]);
+    assert_eq!(download(gpu, &y), vec![2.0, -4.0, 7.0]);
     // n = 0: y is empty, nothing runs.
     let x = upload(&[1.0f32; 5]);
     gpu.sgemv(5, 0, &empty, &x, &mut upload::<f32>(&[]), t(0.0)).unwrap();
@@ -278,5 +283,5 @@ fn transposed_edges_and_bad_input() {
         Err(Error::Unsupported { .. })
     ));
     gpu.sgemv(5, 4, &a, &x, &mut y4, t(0.0)).unwrap();
-    assert_eq!(download(&gpu, &y4), vec![5.0; 4]);
+    assert_eq!(download(gpu, &y4), vec![5.0; 4]);
 }

@@ -4,13 +4,15 @@
 mod common;
 use common::{download, gpu, upload, Rng, U32};
 use cudakernels::TYPED_TYPES;
-use cudakernels::{Finish, Gpu, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp};
+use cudakernels::{
+    Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
+};
 
 /// Several blocks with a partial last one, for every step at block 256.
 const N: usize = 3 * 256 * 8 + 5;
 const FINISHES: [Finish; 5] = [Finish::Atomic, Finish::SecondPass, Finish::Host, Finish::LastBlock, Finish::Flagged];
 
-fn ladder(gpu: &Gpu, rng: &mut Rng) -> usize {
+fn ladder(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let host: Vec<i32> = (0..N + 1).map(|_| rng.next_u64() as i32).collect();
     let input = upload(&host);
     let mut runs = 0;
@@ -32,7 +34,7 @@ fn ladder(gpu: &Gpu, rng: &mut Rng) -> usize {
     runs
 }
 
-fn typed<T: TypedElement + PartialOrd>(gpu: &Gpu, host: &[T], sum_ok: impl Fn(T::Sum, &[T]) -> bool) -> usize {
+fn typed<T: TypedElement + PartialOrd>(gpu: &GpuStream, host: &[T], sum_ok: impl Fn(T::Sum, &[T]) -> bool) -> usize {
     let input = upload(host);
     let view = input.index(1..);
     let v = &host[1..];
@@ -49,7 +51,7 @@ fn typed<T: TypedElement + PartialOrd>(gpu: &Gpu, host: &[T], sum_ok: impl Fn(T:
     4
 }
 
-fn typed_all(gpu: &Gpu, rng: &mut Rng) -> usize {
+fn typed_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let n = 5003;
     let mut ints = || (0..n).map(|_| rng.next_u64()).collect::<Vec<u64>>();
     macro_rules! int {
@@ -75,7 +77,7 @@ fn typed_all(gpu: &Gpu, rng: &mut Rng) -> usize {
     runs + 1
 }
 
-fn sgemv_all(gpu: &Gpu, rng: &mut Rng) -> usize {
+fn sgemv_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let m = 37;
     let mut runs = 0;
     for kernel in SgemvKernel::explicit() {
@@ -114,11 +116,12 @@ fn sgemv_all(gpu: &Gpu, rng: &mut Rng) -> usize {
 
 #[test]
 fn every_kernel_once() {
-    let gpu = match gpu("every_kernel_once") {
+    let handle = match gpu("every_kernel_once") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sweep");
-    let runs = ladder(&gpu, &mut rng) + typed_all(&gpu, &mut rng) + sgemv_all(&gpu, &mut rng);
+    let runs = ladder(gpu, &mut rng) + typed_all(gpu, &mut rng) + sgemv_all(gpu, &mut rng);
     assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + cudakernels::SGEMV_KERNELS.len());
 }

@@ -2,7 +2,7 @@
 //! and (for floats) NaN, ±inf and -0.0, compared exactly with a CPU reference.
 mod common;
 use common::{gpu, upload, Rng, U32, U64};
-use cudakernels::{Error, Gpu, TypedElement};
+use cudakernels::{Error, GpuStream, TypedElement};
 
 const LENGTHS: [usize; 9] = [0, 1, 15, 16, 17, 4095, 4096, 4097, (1 << 20) + 5];
 
@@ -85,7 +85,7 @@ fn make_input<T: Reference>(rng: &mut Rng, n: usize, special: &[T]) -> Vec<T> {
     v
 }
 
-fn check_case<T: Reference>(gpu: &Gpu, rng: &mut Rng, host: &[T], what: &str) {
+fn check_case<T: Reference>(gpu: &GpuStream, rng: &mut Rng, host: &[T], what: &str) {
     let elem = std::mem::size_of::<T>();
     let len = host.len();
     // A buffer with 16 bytes of slack so the view can start at every byte offset 0..15
@@ -124,15 +124,16 @@ fn check_case<T: Reference>(gpu: &Gpu, rng: &mut Rng, host: &[T], what: &str) {
 }
 
 fn all_cases<T: Reference>(test: &str, specials: &[Vec<T>]) {
-    let gpu = match gpu(test) {
+    let handle = match gpu(test) {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh(test);
     for &n in LENGTHS.iter() {
         for (i, special) in specials.iter().enumerate() {
             let host = make_input(&mut rng, n, special);
-            check_case(&gpu, &mut rng, &host, &format!("case {}", i));
+            check_case(gpu, &mut rng, &host, &format!("case {}", i));
         }
     }
 }
@@ -178,10 +179,11 @@ fn typed_f64() {
 
 #[test]
 fn signed_zeros_order_and_all_nan() {
-    let gpu = match gpu("signed_zeros_order_and_all_nan") {
+    let handle = match gpu("signed_zeros_order_and_all_nan") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let zeros = upload(&[0.0f32, -0.0, 0.0, -0.0]);
     assert_eq!(gpu.min(&zeros).unwrap().to_bits(), (-0.0f32).to_bits());
     assert_eq!(gpu.max(&zeros).unwrap().to_bits(), 0.0f32.to_bits());
@@ -193,10 +195,11 @@ fn signed_zeros_order_and_all_nan() {
 
 #[test]
 fn f32_sum_with_f64_accumulator() {
-    let gpu = match gpu("f32_sum_with_f64_accumulator") {
+    let handle = match gpu("f32_sum_with_f64_accumulator") {
         Some(g) => g,
         None => return,
     };
+    let gpu = handle.default_stream();
     let mut rng = Rng::fresh("f64acc");
     for &n in [0usize, 1, 17, 4097, (1 << 24) + 7].iter() {
         let host: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32 * 1e4).collect();

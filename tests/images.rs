@@ -86,7 +86,7 @@ fn the_ptx_names_nothing_by_a_build_hash() {
 }
 
 /// Sums fresh random bytes on `gpu` and compares with the CPU, exactly.
-fn sums_bytes_exactly(gpu: &cudakernels::Gpu, test: &str) {
+fn sums_bytes_exactly(gpu: &cudakernels::GpuStream, test: &str) {
     let mut rng = common::Rng::fresh(test);
     let host: Vec<u8> = (0..(1 << 20) + 7).map(|_| rng.next_u64() as u8).collect();
     let dev = common::upload(&host);
@@ -109,7 +109,7 @@ fn open_loads_the_cubin_for_this_device() {
         assert_eq!(gpu.image(), LoadedImage::Cubin { sm: 10 * major + minor });
     }
     eprintln!("{} (compute capability {}.{}) loaded {:?}", gpu.name(), major, minor, gpu.image());
-    sums_bytes_exactly(&gpu, "open_loads_the_cubin_for_this_device");
+    sums_bytes_exactly(gpu.default_stream(), "open_loads_the_cubin_for_this_device");
 }
 
 #[test]
@@ -119,5 +119,5 @@ fn the_ptx_fallback_loads_and_computes() {
         None => return,
     };
     assert_eq!(gpu.image(), LoadedImage::Ptx);
-    sums_bytes_exactly(&gpu, "the_ptx_fallback_loads_and_computes");
+    sums_bytes_exactly(gpu.default_stream(), "the_ptx_fallback_loads_and_computes");
 }

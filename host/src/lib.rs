@@ -3,6 +3,7 @@
 //! Inputs are `&DeviceSlice<T>`, outputs `&mut DeviceSlice<T>`; every entry point returns a
 //! [`Result`] with the one [`Error`] enum. A [`Gpu`] is shared between threads; each
 //! [`GpuStream`] has its own scratch (see [`gpu`] for streams and drop semantics).
+#![deny(unsafe_op_in_unsafe_fn)]
 mod entries;
 pub mod error;
 pub mod gpu;

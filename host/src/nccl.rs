@@ -145,7 +145,9 @@ impl Nccl {
     /// # Safety
     /// `comm` is live and no work of it is still to be enqueued.
     pub unsafe fn destroy(&self, comm: Comm) -> Result<()> {
-        self.check("ncclCommDestroy", (self.comm_destroy)(comm))
+        // SAFETY: NCCL's `ncclCommDestroy` on a live communicator with no work left to enqueue
+        // (the contract).
+        self.check("ncclCommDestroy", unsafe { (self.comm_destroy)(comm) })
     }
 
     /// Runs `calls` between `ncclGroupStart` and `ncclGroupEnd` (one call per rank of one
@@ -176,7 +178,11 @@ impl Nccl {
         stream: RawStream,
     ) -> Result<()> {
         let (send, recv) = (send as *const c_void, recv as *mut c_void);
-        self.check("ncclAllReduce", (self.all_reduce)(send, recv, count, dtype as c_int, op as c_int, comm, stream))
+        // SAFETY: NCCL's `ncclAllReduce`, bound with its C signature, on device buffers of
+        // `count` elements and a communicator and stream of the current device (the contract).
+        self.check("ncclAllReduce", unsafe {
+            (self.all_reduce)(send, recv, count, dtype as c_int, op as c_int, comm, stream)
+        })
     }
 
     /// Enqueues a broadcast of `count` elements from rank `root` on `stream`.
@@ -195,7 +201,9 @@ impl Nccl {
         stream: RawStream,
     ) -> Result<()> {
         let (send, recv) = (send as *const c_void, recv as *mut c_void);
-        self.check("ncclBroadcast", (self.broadcast)(send, recv, count, dtype as c_int, root, comm, stream))
+        // SAFETY: NCCL's `ncclBroadcast`, bound with its C signature, on device buffers of
+        // `count` elements and a communicator and stream of the current device (the contract).
+        self.check("ncclBroadcast", unsafe { (self.broadcast)(send, recv, count, dtype as c_int, root, comm, stream) })
     }
 
     /// Enqueues an all-gather of `count` elements per rank on `stream` (`recv` holds
@@ -213,7 +221,10 @@ impl Nccl {
         stream: RawStream,
     ) -> Result<()> {
         let (send, recv) = (send as *const c_void, recv as *mut c_void);
-        self.check("ncclAllGather", (self.all_gather)(send, recv, count, dtype as c_int, comm, stream))
+        // SAFETY: NCCL's `ncclAllGather`, bound with its C signature, on a device buffer of
+        // `count` elements, one of `count` per rank, and a communicator and stream of the
+        // current device (the contract).
+        self.check("ncclAllGather", unsafe { (self.all_gather)(send, recv, count, dtype as c_int, comm, stream) })
     }
 }
 

@@ -1,7 +1,7 @@
 //! Sums over f32 and i32 with every step of the ladder selectable ([`crate::ladder`]).
 use crate::entries::finish_entry;
 use crate::error::{Error, Result};
-use crate::gpu::{raw, Enqueue, GpuStream};
+use crate::gpu::{Enqueue, GpuStream, KernelArgs};
 use crate::ladder::{ladder_grid, ladder_index, Finish, ReduceStrategy, SumElement};
 use crate::launch::check_grid;
 use cust::memory::DeviceSlice;
@@ -19,7 +19,10 @@ impl GpuStream {
         let direct = strategy.resolve(input.len() * std::mem::size_of::<T>()).1 != Finish::Atomic;
         let mut q = self.lock()?;
         let out = q.value_slot(direct);
-        match enqueue_sum(&mut q, input, out, strategy)? {
+        // SAFETY: the value slot is this stream's scratch (locked in `q`, freed only with the
+        // stream): `RESULT_WORDS` words ≥ one T, device-addressable (the pinned slot only with
+        // unified addressing).
+        match unsafe { enqueue_sum(&mut q, input, out, strategy)? } {
             Some(v) => Ok(v),
             None => q.read_value::<T, 1>(direct).map(|[v]| v),
         }
@@ -38,13 +41,19 @@ impl GpuStream {
             return Err(Error::LengthMismatch { what: "out", expected: 1, actual: 0 });
         }
         let mut q = self.lock()?;
-        enqueue_sum(&mut q, input, out.as_device_ptr().as_raw(), strategy)
+        // SAFETY: `out` is a device slice of at least one T (checked above), borrowed for the
+        // enqueue; its free would wait for the kernel (`cuMemFree`).
+        unsafe { enqueue_sum(&mut q, input, out.as_device_ptr().as_raw(), strategy) }
     }
 }
 
 /// Enqueues the sum of `input` into the device word at `out_ptr` (a validated strategy); with
 /// `Finish::Host` waits and returns the value instead.
-fn enqueue_sum<T: SumElement>(
+///
+/// # Safety
+/// `out_ptr` is the device-addressable address of one T that stays allocated until the queued
+/// kernels have run.
+unsafe fn enqueue_sum<T: SumElement>(
     q: &mut Enqueue<'_>,
     input: &DeviceSlice<T>,
     out_ptr: u64,
@@ -57,7 +66,8 @@ fn enqueue_sum<T: SumElement>(
         if fin == Finish::Host {
             return Ok(Some(T::default()));
         }
-        q.zero(out_ptr, size)?;
+        // SAFETY: `out_ptr` holds one T (this function's contract).
+        unsafe { q.zero(out_ptr, size)? };
         return Ok(None);
     }
     let gpu = q.gpu();
@@ -68,28 +78,41 @@ fn enqueue_sum<T: SumElement>(
         _ => q.partials(grid as usize * size)?,
     };
     let counter = q.counter();
-    let mode = match fin {
-        Finish::Atomic => finish::ATOMIC,
-        Finish::LastBlock => finish::LAST_BLOCK,
-        Finish::Flagged => finish::FLAGGED,
-        Finish::SecondPass | Finish::Host => finish::PARTIALS,
-    };
     if fin == Finish::Atomic {
-        q.zero(out_ptr, size)?;
+        // SAFETY: `out_ptr` holds one T (this function's contract).
+        unsafe { q.zero(out_ptr, size)? };
     }
-    let (ptr, len) = raw(input);
-    q.launch(
-        ladder_index::<T>(kernel, block),
-        grid,
-        block,
-        &[&ptr, &len, &grain, &mode, &partials, &counter, &out_ptr],
-    )?;
+    let mut args = KernelArgs::new();
+    args.slice(input).u32(grain).u32(mode(fin)).ptr(partials).ptr(counter).ptr(out_ptr);
+    // SAFETY: `ladder_index` names `reduce_{step}_{T}_b{block}`, the instance built for this
+    // block size, whose parameters are (input: &[T], grain: u32, mode: u32, partials: *mut T,
+    // counter: *mut u32, out: *mut T), pushed in that order, and `grid` is the step's own
+    // launch arithmetic (`LadderKernel::grid`). `input` is a live device slice; `partials`
+    // holds one T per block (`Flagged`: a zeroed 64-bit slot each) and `counter` is the zeroed
+    // ticket, both this stream's scratch, locked in `q`; `out_ptr` holds one T (this
+    // function's contract).
+    unsafe { q.launch(ladder_index::<T>(kernel, block), grid, block, &args)? };
     match fin {
         Finish::SecondPass => {
-            q.launch(finish_entry(T::NAME), 1, FINISH_BLOCK, &[&partials, &(grid as usize), &out_ptr])?;
+            let mut args = KernelArgs::new();
+            args.ptr(partials).usize(grid as usize).ptr(out_ptr);
+            // SAFETY: `reduce_finish_{T}` takes (partials: &[T], out: *mut T) and one block of
+            // `FINISH_BLOCK` threads; the partials are the `grid` values the launch above
+            // writes first in this stream's order; `out_ptr` holds one T.
+            unsafe { q.launch(finish_entry(T::NAME), 1, FINISH_BLOCK, &args)? };
             Ok(None)
         }
         Finish::Host => Ok(Some(T::host_sum(&q.read_back::<T>(partials, grid as usize)?))),
         Finish::Atomic | Finish::LastBlock | Finish::Flagged => Ok(None),
+    }
+}
+
+/// The kernels' `mode` argument for a finish.
+fn mode(fin: Finish) -> u32 {
+    match fin {
+        Finish::Atomic => finish::ATOMIC,
+        Finish::LastBlock => finish::LAST_BLOCK,
+        Finish::Flagged => finish::FLAGGED,
+        Finish::SecondPass | Finish::Host => finish::PARTIALS,
     }
 }

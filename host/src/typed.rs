@@ -8,7 +8,7 @@
 //! - Every call is one deterministic launch (16-byte vector loads, last-block finish).
 use crate::entries::{f64acc_entry, typed_entry};
 use crate::error::{Error, Result};
-use crate::gpu::{raw, Enqueue, GpuStream};
+use crate::gpu::{Enqueue, GpuStream, KernelArgs};
 use crate::launch::{fast_launch, vectorized_grid};
 use cust::memory::{DeviceCopy, DeviceSlice};
 
@@ -59,7 +59,12 @@ pub fn typed_entry_point<T: TypedElement>(op: TypedOp) -> String {
 }
 
 /// Enqueues typed kernel `entry` over `input` (not empty), writing its accumulator(s) at `out_ptr`.
-fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
+///
+/// # Safety
+/// `entry` takes `(input: &[T], partials: *mut Acc, counter: *mut u32, out: *mut Acc)` with an
+/// accumulator `Acc` of at most two `A` (a minmax's pair); `out_ptr` is the device-addressable
+/// address of one `Acc` that stays allocated until the kernel has run.
+unsafe fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
     q: &mut Enqueue<'_>,
     entry: usize,
     input: &DeviceSlice<T>,
@@ -73,26 +78,42 @@ fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
     // Partials hold one accumulator per block; a MinMax is at most two of them.
     let partials = q.partials(grid as usize * 2 * std::mem::size_of::<A>())?;
     let counter = q.counter();
-    let (ptr, len) = raw(input);
-    q.launch(entry, grid, block, &[&ptr, &len, &partials, &counter, &out_ptr])
+    let mut args = KernelArgs::new();
+    args.slice(input).ptr(partials).ptr(counter).ptr(out_ptr);
+    // SAFETY: the parameters and `out_ptr` are this function's contract; `partials` holds two
+    // `A` per block of `grid`, so one `Acc` each; `counter` is the stream's zeroed ticket; the
+    // block comes from `FAST_LAUNCH`, whole warps up to `MAX_BLOCK`, as the typed kernels ask
+    // (any grid). The scratch is this stream's, locked in `q`.
+    unsafe { q.launch(entry, grid, block, &args) }
 }
 
 /// Enqueues the sum of `input` (f64-accumulated for f32 when `f64acc`) at `out_ptr`.
-fn enqueue_sum<T: TypedElement, A: DeviceCopy>(
+///
+/// # Safety
+/// `A` is the entry's accumulator: `T::Sum`, or f64 with `f64acc` (and `T` = f32); `out_ptr`
+/// is the device-addressable address of one `A` that stays allocated until the kernel has run.
+unsafe fn enqueue_sum<T: TypedElement, A: DeviceCopy>(
     q: &mut Enqueue<'_>,
     input: &DeviceSlice<T>,
     out_ptr: u64,
     f64acc: bool,
 ) -> Result<()> {
     if input.is_empty() {
-        return q.zero(out_ptr, std::mem::size_of::<A>());
+        // SAFETY: `out_ptr` holds one `A` (this function's contract).
+        return unsafe { q.zero(out_ptr, std::mem::size_of::<A>()) };
     }
     let entry = if f64acc { f64acc_entry() } else { typed_entry(TypedOp::Sum as usize, T::NAME) };
-    enqueue_typed::<T, A>(q, entry, input, out_ptr)
+    // SAFETY: `sum_{T}` takes `&[T]` and accumulates in `T::Sum`, `sum_f32_f64acc` takes `&[f32]`
+    // and accumulates in f64: `A`, one accumulator, at `out_ptr` (this function's contract).
+    unsafe { enqueue_typed::<T, A>(q, entry, input, out_ptr) }
 }
 
 /// Enqueues min, max or minmax of `input` at `out_ptr`; `Error::Empty` on empty input.
-fn enqueue_extreme<T: TypedElement>(
+///
+/// # Safety
+/// `out_ptr` is the device-addressable address of one `T` (two for minmax) that stays
+/// allocated until the kernel has run.
+unsafe fn enqueue_extreme<T: TypedElement>(
     q: &mut Enqueue<'_>,
     op: TypedOp,
     input: &DeviceSlice<T>,
@@ -101,7 +122,9 @@ fn enqueue_extreme<T: TypedElement>(
     if input.is_empty() {
         return Err(Error::Empty { op: op.name() });
     }
-    enqueue_typed::<T, T>(q, typed_entry(op as usize, T::NAME), input, out_ptr)
+    // SAFETY: `{op}_{T}` takes `&[T]` and accumulates in `T` (min, max) or a `MinMax<T>` pair
+    // (minmax), which `out_ptr` holds (this function's contract).
+    unsafe { enqueue_typed::<T, T>(q, typed_entry(op as usize, T::NAME), input, out_ptr) }
 }
 
 fn need_out<A: DeviceCopy>(out: &DeviceSlice<A>, len: usize) -> Result<()> {
@@ -125,7 +148,9 @@ impl GpuStream {
             TypedOp::Sum => Err(Error::Unsupported { what: "sum into an element-typed buffer: use sum_into".into() }),
             TypedOp::Min | TypedOp::Max | TypedOp::MinMax => {
                 need_out(out, if op == TypedOp::MinMax { 2 } else { 1 })?;
-                enqueue_extreme(&mut self.lock()?, op, input, out.as_device_ptr().as_raw())
+                // SAFETY: `out` is a device slice of the one or two `T` the op writes (checked
+                // above), lent for the enqueue; its free would wait for the kernel.
+                unsafe { enqueue_extreme(&mut self.lock()?, op, input, out.as_device_ptr().as_raw()) }
             }
         }
     }
@@ -133,13 +158,17 @@ impl GpuStream {
     /// Enqueues the sum of `input` into `out[0]` without waiting.
     pub fn sum_into<T: TypedElement>(&self, input: &DeviceSlice<T>, out: &mut DeviceSlice<T::Sum>) -> Result<()> {
         need_out(out, 1)?;
-        enqueue_sum::<T, T::Sum>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), false)
+        // SAFETY: `out` is a device slice of at least one `T::Sum` (checked above), lent for the
+        // enqueue; its free would wait for the kernel.
+        unsafe { enqueue_sum::<T, T::Sum>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), false) }
     }
 
     /// Enqueues the f64-accumulated sum of f32 `input` into `out[0]` without waiting.
     pub fn sum_f32_f64acc_into(&self, input: &DeviceSlice<f32>, out: &mut DeviceSlice<f64>) -> Result<()> {
         need_out(out, 1)?;
-        enqueue_sum::<f32, f64>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), true)
+        // SAFETY: `out` is a device slice of at least one f64 (checked above), lent for the
+        // enqueue; its free would wait for the kernel.
+        unsafe { enqueue_sum::<f32, f64>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), true) }
     }
 
     /// Sum of `input` in its wider accumulator (0 when empty). Value calls (this and the four
@@ -151,7 +180,9 @@ impl GpuStream {
         }
         let mut q = self.lock()?;
         let out = q.value_slot(true);
-        enqueue_sum::<T, T::Sum>(&mut q, input, out, false)?;
+        // SAFETY: the value slot is this stream's locked scratch: `RESULT_WORDS` words, room for
+        // any accumulator.
+        unsafe { enqueue_sum::<T, T::Sum>(&mut q, input, out, false)? };
         q.read_value::<T::Sum, 1>(true).map(|[v]| v)
     }
 
@@ -162,7 +193,9 @@ impl GpuStream {
         }
         let mut q = self.lock()?;
         let out = q.value_slot(true);
-        enqueue_sum::<f32, f64>(&mut q, input, out, true)?;
+        // SAFETY: the value slot is this stream's locked scratch: `RESULT_WORDS` words, room for
+        // the f64.
+        unsafe { enqueue_sum::<f32, f64>(&mut q, input, out, true)? };
         q.read_value::<f64, 1>(true).map(|[v]| v)
     }
 
@@ -185,7 +218,9 @@ impl GpuStream {
     fn extreme<T: TypedElement, const K: usize>(&self, op: TypedOp, input: &DeviceSlice<T>) -> Result<[T; K]> {
         let mut q = self.lock()?;
         let out = q.value_slot(true);
-        enqueue_extreme(&mut q, op, input, out)?;
+        // SAFETY: the value slot is this stream's locked scratch: `RESULT_WORDS` words, room for
+        // a `MinMax<T>` of the widest T (f64).
+        unsafe { enqueue_extreme(&mut q, op, input, out)? };
         q.read_value::<T, K>(true)
     }
 }

@@ -42,7 +42,7 @@ fn run(choice: ImageChoice) -> Result<bool, Error> {
     let host: Vec<f32> = (0..4096).map(|i| (i % 7) as f32).collect();
     let x = DeviceBuffer::from_slice(&host).map_err(Error::cuda("cuMemcpyHtoD"))?;
     let t = Instant::now();
-    let sum = gpu.reduce_sum(&x, ReduceStrategy::Auto)?;
+    let sum = gpu.default_stream().reduce_sum(&x, ReduceStrategy::Auto)?;
     let first_call_ms = ms(t);
     let want: f32 = host.iter().sum();
     println!(

@@ -41,6 +41,7 @@ fn check(what: &str, got: f64, want: f64, tolerance: f64) -> bool {
 fn run() -> Result<bool, Error> {
     let gpu = cudakernels::open()?;
     println!("{} (compute capability {:?}), kernels: {:?}", gpu.name(), gpu.compute_capability(), gpu.image());
+    let stream = gpu.default_stream(); // entry points are methods of a stream
     let mut seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
     let upload = |v: &[f32]| DeviceBuffer::from_slice(v).map_err(Error::cuda("cuMemcpyHtoD"));
 
@@ -49,11 +50,11 @@ fn run() -> Result<bool, Error> {
     let x = random(1_000_000, &mut seed);
     let dx = upload(&x)?;
     let abs: f64 = x.iter().map(|&v| v.abs() as f64).sum();
-    let sum = gpu.reduce_sum(&dx, ReduceStrategy::Auto)?;
+    let sum = stream.reduce_sum(&dx, ReduceStrategy::Auto)?;
     let mut ok = check("sum", sum as f64, x.iter().map(|&v| v as f64).sum(), 21.0 * f32::EPSILON as f64 * abs);
 
     // Minmax is exact.
-    let (lo, hi) = gpu.minmax(&dx)?;
+    let (lo, hi) = stream.minmax(&dx)?;
     ok &= check("min", lo as f64, x.iter().fold(f32::INFINITY, |a, &b| a.min(b)) as f64, 0.0);
     ok &= check("max", hi as f64, x.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b)) as f64, 0.0);
 
@@ -62,8 +63,8 @@ fn run() -> Result<bool, Error> {
     let (a, v) = (random(m * n, &mut seed), random(n, &mut seed));
     let (da, dv) = (upload(&a)?, upload(&v)?);
     let mut y = upload(&vec![f32::NAN; m])?;
-    gpu.sgemv(m, n, &da, &dv, &mut y, SgemvOptions::default())?;
-    gpu.synchronize()?;
+    stream.sgemv(m, n, &da, &dv, &mut y, SgemvOptions::default())?;
+    stream.synchronize()?;
     let mut got = vec![0f32; m];
     y.copy_to(&mut got[..]).map_err(Error::cuda("cuMemcpyDtoH"))?;
     let mut rows_ok = 0;

@@ -13,7 +13,7 @@ pub mod shape;
 
 use crate::entries::sgemv_entry;
 use crate::error::Result;
-use crate::gpu::{GpuStream, KernelArg};
+use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil};
 use cust::memory::DeviceSlice;
 use kernels::config::SGEMV_T_BLOCK;
@@ -99,7 +99,6 @@ impl GpuStream {
         let entry = sgemv_entry(kernel.index().expect("checked: built"));
         let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
         let mut q = self.lock()?;
-        let (alpha, beta) = (&opts.alpha, &opts.beta);
         // Kernels that share output tiles take partials per (split, output) and a zeroed
         // counter per tile, allocated only with several splits (the kernels touch neither
         // otherwise).
@@ -108,15 +107,23 @@ impl GpuStream {
         } else {
             (0, 0)
         };
-        let extra = plan.extra.values();
-        let mut args: Vec<&dyn KernelArg> =
-            vec![&a_raw.addr, &a_raw.len, &x_raw.addr, &x_raw.len, &m, &n, &lda, alpha, beta, &y_raw.addr];
-        args.extend(extra.iter().map(|a| a as &dyn KernelArg));
-        if kernel.entry().map_or(false, |e| e.launch.takes_partials()) {
-            args.push(&partials);
-            args.push(&counters);
+        let mut args = KernelArgs::new();
+        args.slice(a).slice(x).usize(m).usize(n).usize(lda).f32(opts.alpha).f32(opts.beta).ptr(y_raw.addr);
+        for extra in plan.extra.values() {
+            args.usize(extra);
         }
-        q.launch(entry, grid, plan.block, &args)
+        if kernel.entry().map_or(false, |e| e.launch.takes_partials()) {
+            args.ptr(partials).ptr(counters);
+        }
+        // SAFETY: the entry takes (a: &[f32], x: &[f32], m, n, lda: usize, alpha, beta: f32,
+        // y: *mut f32), then the extra usizes of its launch kind (`plan.extra`, in the order the
+        // kernels' table gives them) and, for the kinds that share output tiles, partials and
+        // counters (kernels/src/sgemv/mod.rs). `SgemvCall::validate` checked the lengths of A, x
+        // and y, `shape.check` the alignment and sizes the kernel needs; the plan gives its block
+        // and grid, and with several splits the partials (`splits` per output) and zeroed
+        // counters (one u32 per tile) from this stream's locked scratch; with one split both are
+        // 0, which the kernels do not touch.
+        unsafe { q.launch(entry, grid, plan.block, &args) }
     }
 }
 

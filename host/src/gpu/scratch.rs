@@ -1,0 +1,143 @@
+//! A stream's scratch: per-block partials, the ticket counter, flagged slots and the value
+//! calls' result slots. Buffers grow by doubling and are then reused; the stream uses them in
+//! its own order only (under its lock).
+use crate::error::{alloc, Check, Result};
+use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
+use cust::stream::Stream;
+
+/// 64-bit words of the result slots: the largest value call result, a `MinMax<f64>`.
+pub(super) const RESULT_WORDS: usize = 2;
+
+/// Initial size of the partials and flagged scratch (in 64-bit words).
+const INITIAL_SCRATCH_WORDS: usize = 1024;
+
+/// Scratch of one stream.
+pub(super) struct Scratch {
+    partials: DeviceBuffer<u64>,
+    /// Zeroed u32 ticket counter of `finish::LAST_BLOCK` (kernels leave it zero).
+    counter: DeviceBuffer<u32>,
+    /// Zeroed 64-bit slots of `finish::FLAGGED` (kernels leave them zero).
+    flagged: DeviceBuffer<u64>,
+    /// Where value calls write their result on the device (`RESULT_WORDS` words).
+    pub(super) result: DeviceBuffer<u64>,
+    /// Page-locked host copy of `result` (`RESULT_WORDS` words).
+    pub(super) host: LockedBuffer<u64>,
+    /// Device allocations made so far (for tests: value calls stop allocating once grown).
+    allocations: usize,
+}
+
+impl Scratch {
+    /// The initial scratch, its zeroing enqueued on `stream`.
+    pub(super) fn new(stream: &Stream) -> Result<Scratch> {
+        let host = LockedBuffer::new(&0u64, RESULT_WORDS).check("cuMemAllocHost")?;
+        let scratch = Scratch {
+            partials: alloc(INITIAL_SCRATCH_WORDS)?,
+            counter: alloc(1)?,
+            flagged: alloc(INITIAL_SCRATCH_WORDS)?,
+            result: alloc(RESULT_WORDS)?,
+            host,
+            allocations: 4,
+        };
+        zero_async(stream, &scratch.counter)?;
+        zero_async(stream, &scratch.flagged)?;
+        // A value call copies whole words of the slot; the kernel may write fewer bytes.
+        zero_async(stream, &scratch.result)?;
+        Ok(scratch)
+    }
+
+    /// Device allocations so far.
+    pub(super) fn allocations(&self) -> usize {
+        self.allocations
+    }
+
+    /// A device pointer to `bytes` of scratch for per-block partials. Growing waits for
+    /// `stream` first: queued kernels may still use the old buffer.
+    pub(super) fn partials(&mut self, stream: &Stream, bytes: usize) -> Result<u64> {
+        if let Some(len) = grown_len(self.partials.len(), words(bytes)) {
+            wait(stream)?;
+            self.partials = alloc(len)?;
+            self.allocations += 1;
+        }
+        Ok(self.partials.as_device_ptr().as_raw())
+    }
+
+    /// A device pointer to `slots` zeroed 64-bit slots for `finish::FLAGGED`; grows as
+    /// [`Scratch::partials`] does, zeroing the new slots on `stream`.
+    pub(super) fn flagged_slots(&mut self, stream: &Stream, slots: usize) -> Result<u64> {
+        if let Some(len) = grown_len(self.flagged.len(), slots) {
+            wait(stream)?;
+            self.flagged = alloc(len)?;
+            self.allocations += 1;
+            zero_async(stream, &self.flagged)?;
+        }
+        Ok(self.flagged.as_device_ptr().as_raw())
+    }
+
+    /// The zeroed ticket counter of `finish::LAST_BLOCK`.
+    pub(super) fn counter(&self) -> u64 {
+        self.counter.as_device_ptr().as_raw()
+    }
+}
+
+/// 64-bit words that hold `bytes`.
+pub(super) fn words(bytes: usize) -> usize {
+    (bytes + 7) / 8
+}
+
+/// The length that replaces a buffer of `len` elements asked for `need`: `None` while it holds
+/// them, else the next power of two, so that a growing workload reallocates a few times only.
+fn grown_len(len: usize, need: usize) -> Option<usize> {
+    if len < need {
+        Some(need.next_power_of_two())
+    } else {
+        None
+    }
+}
+
+/// Waits for `stream`, before a scratch buffer is replaced.
+fn wait(stream: &Stream) -> Result<()> {
+    stream.synchronize().check("cuStreamSynchronize")
+}
+
+/// Zeroes `buffer` on `stream` (stream-ordered, so no device-wide wait).
+fn zero_async<T: DeviceCopy>(stream: &Stream, buffer: &DeviceBuffer<T>) -> Result<()> {
+    let bytes = buffer.len() * std::mem::size_of::<T>();
+    // SAFETY: the whole of a live allocation of this stream's scratch.
+    unsafe { memset_zero(stream, buffer.as_device_ptr().as_raw(), bytes) }
+}
+
+/// Enqueues zeroing `bytes` at `ptr` on `stream`.
+///
+/// # Safety
+/// `ptr` is the device-addressable address of at least `bytes` bytes that stay allocated
+/// until the memset has run on `stream`.
+pub(super) unsafe fn memset_zero(stream: &Stream, ptr: u64, bytes: usize) -> Result<()> {
+    // SAFETY: `bytes` bytes at `ptr` are device-addressable memory (the caller's promise).
+    let mut bytes_view = unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::<u8>::from_raw(ptr), bytes) };
+    // SAFETY: the memset runs in `stream`'s order, while the memory is still allocated (the
+    // caller's promise).
+    unsafe { bytes_view.set_zero_async(stream) }.check("cuMemsetD8Async")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_bytes_up() {
+        assert_eq!(words(0), 0);
+        assert_eq!(words(1), 1);
+        assert_eq!(words(8), 1);
+        assert_eq!(words(9), 2);
+        assert_eq!(words(4 * 1000), 500);
+    }
+
+    #[test]
+    fn buffers_grow_to_powers_of_two_and_only_when_short() {
+        assert_eq!(grown_len(INITIAL_SCRATCH_WORDS, INITIAL_SCRATCH_WORDS), None);
+        assert_eq!(grown_len(INITIAL_SCRATCH_WORDS, 1), None);
+        assert_eq!(grown_len(INITIAL_SCRATCH_WORDS, INITIAL_SCRATCH_WORDS + 1), Some(2 * INITIAL_SCRATCH_WORDS));
+        assert_eq!(grown_len(2048, 5000), Some(8192));
+        assert_eq!(grown_len(8192, 8192), None);
+    }
+}

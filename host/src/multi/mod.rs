@@ -1,0 +1,26 @@
+//! Several GPUs of one host joined through NCCL: sharded reductions and row-sharded sgemv.
+//!
+//! A [`MultiGpu`] holds one [`Gpu`](crate::Gpu) per device (rank i = the i-th) and one NCCL
+//! communicator each; NCCL is loaded when it is built ([`crate::nccl`]). Every collective runs
+//! on each rank's default stream, so it is ordered with that rank's kernels.
+//!
+//! How partial results are joined:
+//! - **Integer sums**: an NCCL all-reduce (`ncclSum`), exact in any order.
+//! - **Float sums, min, max, minmax**: an NCCL all-gather of every rank's partial, then each
+//!   rank folds the gathered values with the library's own kernel, in rank order. Floats are
+//!   then deterministic (same shards, same bits), and min/max keep the library's NaN and ±0
+//!   semantics, which NCCL's min/max do not have (nor its 16-bit integer types).
+//!
+//! Every rank ends with the result; value calls return each rank's, in rank order.
+//!
+//! Files: `ranks` (the set of devices and communicators, open and drop), `join` (a rank's
+//! join scratch), `reduce` (the sharded reductions and their join), `rows` (row-sharded sgemv,
+//! broadcast and gather).
+mod join;
+mod ranks;
+mod reduce;
+mod rows;
+
+pub use ranks::{shard_ranges, upload, MultiGpu};
+pub use reduce::JoinSum;
+pub use rows::RowShard;

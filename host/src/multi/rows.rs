@@ -1,0 +1,114 @@
+//! Row-sharded sgemv, and the broadcasts that feed x and gather y.
+use super::ranks::MultiGpu;
+use crate::error::{Error, Result};
+use crate::nccl::DataType;
+use crate::sgemv::{Op, RawSlice, SgemvCall, SgemvOptions};
+use cust::memory::{DeviceCopy, DeviceSlice};
+
+/// One GPU's part of a row-sharded sgemv: its `rows` rows of A (row-major, `opts.lda` or n
+/// apart), a full-length `x` (rank 0's holds the input; [`MultiGpu::sgemv_rows`] broadcasts it
+/// into the others) and its rows of `y`.
+pub struct RowShard<'a> {
+    pub rows: usize,
+    pub a: &'a DeviceSlice<f32>,
+    pub x: &'a mut DeviceSlice<f32>,
+    pub y: &'a mut DeviceSlice<f32>,
+}
+
+impl MultiGpu {
+    /// Enqueues a row-sharded `y = alpha·A·x + beta·y` (`Op::N`): x is broadcast from rank 0
+    /// into every rank's `x`, then each rank computes its rows. Row counts may differ (and be
+    /// 0). Every shard is validated before anything is enqueued. Does not wait; see
+    /// [`MultiGpu::gather_rows`] to give every rank the whole y.
+    pub fn sgemv_rows(&self, n: usize, shards: &mut [RowShard<'_>], opts: SgemvOptions) -> Result<()> {
+        self.check_ranks(shards.len())?;
+        if opts.op != Op::N {
+            return Err(Error::Unsupported { what: "row-sharded sgemv of Op::T (shard the columns instead)".into() });
+        }
+        let lda = opts.lda.unwrap_or(n);
+        for s in shards.iter() {
+            let (a, x, y) = (RawSlice::of(s.a), RawSlice::of(s.x), RawSlice::of(s.y));
+            SgemvCall { op: Op::N, m: s.rows, n, lda, a, x, y }.validate()?;
+        }
+        let xs: Vec<u64> = shards.iter().map(|s| s.x.as_device_ptr().as_raw()).collect();
+        let _guard = self.lock();
+        // SAFETY: every rank's x holds n floats on its device (validated above).
+        unsafe { self.broadcast_raw(0, &xs, 4 * n)? };
+        // In rank order: launching the waiting ranks first measured slower on 2 × H200
+        // (172.1 µs per call against 156–158).
+        for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
+            gpu.default_stream().sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
+        }
+        Ok(())
+    }
+
+    /// Enqueues copying rank `root`'s `bufs[root]` into every other rank's buffer (one NCCL
+    /// broadcast; all of `bufs`, one per rank, must have the same length).
+    pub fn broadcast<T: DeviceCopy>(&self, root: usize, bufs: &mut [&mut DeviceSlice<T>]) -> Result<()> {
+        self.check_ranks(bufs.len())?;
+        if root >= self.ranks() {
+            return Err(Error::Unsupported { what: format!("root rank {} of {}", root, self.ranks()) });
+        }
+        let len = bufs[root].len();
+        if let Some(b) = bufs.iter().find(|b| b.len() != len) {
+            return Err(Error::LengthMismatch { what: "broadcast buffer", expected: len, actual: b.len() });
+        }
+        let ptrs: Vec<u64> = bufs.iter().map(|b| b.as_device_ptr().as_raw()).collect();
+        let _guard = self.lock();
+        // SAFETY: every buffer holds `len` elements on its rank's device (checked above).
+        unsafe { self.broadcast_raw(root, &ptrs, len * std::mem::size_of::<T>()) }
+    }
+
+    /// One NCCL broadcast of `bytes` from `ptrs[root]` into every rank's `ptrs[r]`, in place.
+    ///
+    /// # Safety
+    /// `ptrs[r]` holds `bytes` bytes on rank r's device; the caller holds the join lock.
+    unsafe fn broadcast_raw(&self, root: usize, ptrs: &[u64], bytes: usize) -> Result<()> {
+        self.group(|r| {
+            let p = ptrs[r];
+            // SAFETY: `p` holds `bytes` bytes on rank r's device (this function's contract).
+            unsafe { self.nccl.broadcast(p, p, bytes, DataType::U8, root as i32, self.comms[r], self.raw_stream(r)) }
+        })
+    }
+
+    /// Enqueues copying every rank's rows of y (`shards[i].y`, in rank order) into each rank's
+    /// `full` y, whose length must be the sum of the row counts.
+    pub fn gather_rows(&self, shards: &[RowShard<'_>], full: &mut [&mut DeviceSlice<f32>]) -> Result<()> {
+        self.check_ranks(shards.len())?;
+        self.check_ranks(full.len())?;
+        let m: usize = shards.iter().map(|s| s.rows).sum();
+        for (s, f) in shards.iter().zip(full.iter()) {
+            if s.y.len() != s.rows {
+                return Err(Error::LengthMismatch { what: "y", expected: s.rows, actual: s.y.len() });
+            }
+            if f.len() != m {
+                return Err(Error::LengthMismatch { what: "full y", expected: m, actual: f.len() });
+            }
+        }
+        let _guard = self.lock();
+        let mut offset = 0;
+        for (root, s) in shards.iter().enumerate() {
+            if s.rows > 0 {
+                let send = s.y.as_device_ptr().as_raw();
+                self.group(|r| {
+                    let recv = full[r].index(offset..offset + s.rows).as_device_ptr().as_raw();
+                    // SAFETY: `send` holds `rows` floats on the root's device, each `recv` as
+                    // many on its own (lengths checked above).
+                    unsafe {
+                        self.nccl.broadcast(
+                            send,
+                            recv,
+                            4 * s.rows,
+                            DataType::U8,
+                            root as i32,
+                            self.comms[r],
+                            self.raw_stream(r),
+                        )
+                    }
+                })?;
+            }
+            offset += s.rows;
+        }
+        Ok(())
+    }
+}
