@@ -34,8 +34,7 @@ impl MultiGpu {
         let _guard = self.lock();
         // SAFETY: every rank's x holds n floats on its device (validated above).
         unsafe { self.broadcast_raw(0, &xs, 4 * n)? };
-        // In rank order: launching the waiting ranks first measured slower on 2 × H200
-        // (172.1 µs per call against 156–158).
+        // In rank order: launching the waiting ranks first was slower (docs/tuning-log.md).
         for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
             gpu.default_stream().sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
         }
