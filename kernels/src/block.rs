@@ -138,6 +138,14 @@ unsafe fn load_relaxed_gpu(p: *const u64) -> u64 {
     v
 }
 
+/// `ld.relaxed.gpu` of a 32-bit counter (from L2); not hoisted out of a loop.
+#[inline(always)]
+pub unsafe fn load_u32_relaxed_gpu(p: *const u32) -> u32 {
+    let v: u32;
+    asm!("ld.relaxed.gpu.global.u32 {0}, [{1}];", out(reg32) v, in(reg64) p as u64, options(nostack));
+    v
+}
+
 /// Waits until `slot` is filled, clears it for the next launch and returns its value.
 #[inline(always)]
 unsafe fn take_slot<T: Word>(slot: *mut u64, mut w: u64) -> T {
@@ -148,25 +156,47 @@ unsafe fn take_slot<T: Word>(slot: *mut u64, mut w: u64) -> T {
     T::from_word(w as u32)
 }
 
-/// `finish::FLAGGED`: blocks other than the last store (ready, value) in one 64-bit word and
-/// exit: no fence and no ticket. The grid's last block polls the slots (four loads in flight
-/// per thread), folds them in block order with its own value last, writes `out[0]` and clears
-/// the slots. Deterministic. It waits only for blocks the device can run beside it (any device
-/// holds two blocks at once; blocks are dispatched in index order, so it usually starts last).
+/// `finish::FLAGGED`, as a block starts: thread 0 draws the block's ticket from `counter` (its
+/// result is used only at the end, so the atomic's latency hides behind the block's loads). 0 for
+/// other modes, other threads and a one-block grid.
 #[inline(always)]
-pub unsafe fn finish_flagged<O: ReduceOp>(v: O::Acc, slots: *mut u64, out: *mut O::Acc)
+pub unsafe fn start_ticket(mode: u32, counter: *mut u32) -> u32 {
+    if mode == finish::FLAGGED && thread_idx_x() == 0 && grid_dim_x() > 1 {
+        cuda_std::atomic::mid::atomic_fetch_add_u32_device(counter, Ordering::Relaxed, 1)
+    } else {
+        0
+    }
+}
+
+/// `finish::FLAGGED`: every block stores (ready, value) in its slot, one 64-bit word: no fence.
+/// The block that drew the last ticket (`start_ticket`) folds every slot in block order into
+/// `out[0]`, clearing them, and resets `counter`; the others exit.
+///
+/// Progress under any dispatch order: the folding block waits only for blocks that drew their
+/// tickets before it, so they are running, and they wait for nothing. Deterministic: the fold
+/// follows block order whichever block folds. A one-block grid writes its value straight out.
+#[inline(always)]
+pub unsafe fn finish_flagged<O: ReduceOp>(v: O::Acc, ticket: u32, slots: *mut u64, counter: *mut u32, out: *mut O::Acc)
 where
     O::Acc: Word,
 {
-    let collector = grid_dim_x() - 1;
-    let tid = thread_idx_x();
-    if block_idx_x() != collector {
+    let folds = shared_array!(SHARED_FLAGGED_FOLDS: [u32; 1]);
+    let (grid, tid) = (grid_dim_x(), thread_idx_x());
+    if grid == 1 {
         if tid == 0 {
-            store_relaxed_gpu(slots.add(block_idx_x() as usize), READY | v.to_word() as u64);
+            *out = v;
         }
         return;
     }
-    let (len, step) = (collector as usize, block_dim_x() as usize);
+    if tid == 0 {
+        store_relaxed_gpu(slots.add(block_idx_x() as usize), READY | v.to_word() as u64);
+        *folds = (ticket == grid - 1) as u32;
+    }
+    sync_threads();
+    if *folds == 0 {
+        return;
+    }
+    let (len, step) = (grid as usize, block_dim_x() as usize);
     let mut acc = O::identity();
     let mut i = tid as usize;
     while i + 3 * step < len {
@@ -181,15 +211,25 @@ where
         acc = O::combine(acc, take_slot::<O::Acc>(slots.add(i), load_relaxed_gpu(slots.add(i))));
         i += step;
     }
-    let others = reduce::<O>(acc);
+    let total = reduce::<O>(acc);
     if tid == 0 {
-        *out = O::combine(others, v);
+        *out = total;
+        // Every other block drew its ticket before this one's: no later add of this launch.
+        write_volatile(counter, 0);
     }
 }
 
-/// Hands the block's value (valid in thread 0) on as `mode` says (see [`finish`]).
+/// Hands the block's value (valid in thread 0) on as `mode` says (see [`finish`]); `ticket` is
+/// the block's [`start_ticket`].
 #[inline(always)]
-pub unsafe fn emit<O: AtomicAdd>(v: O::Acc, mode: u32, partials: *mut O::Acc, counter: *mut u32, out: *mut O::Acc)
+pub unsafe fn emit<O: AtomicAdd>(
+    v: O::Acc,
+    mode: u32,
+    ticket: u32,
+    partials: *mut O::Acc,
+    counter: *mut u32,
+    out: *mut O::Acc,
+)
 where
     O::Acc: Word,
 {
@@ -200,7 +240,7 @@ where
             }
         }
         finish::LAST_BLOCK => finish_last_block::<O>(v, partials, counter, out),
-        finish::FLAGGED => finish_flagged::<O>(v, partials as *mut u64, out),
+        finish::FLAGGED => finish_flagged::<O>(v, ticket, partials as *mut u64, counter, out),
         _ => {
             if thread_idx_x() == 0 {
                 *partials.add(block_idx_x() as usize) = v;

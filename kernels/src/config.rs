@@ -33,10 +33,11 @@ pub mod finish {
     /// Blocks write partials; the last block to finish (atomic ticket on `counter`) folds them
     /// in a fixed order and writes `out[0]`: one launch, deterministic. Resets `counter` to 0.
     pub const LAST_BLOCK: u32 = 2;
-    /// Every block stores its value with a ready flag in one 64-bit slot of `partials`; the
-    /// grid's last block waits for every flag, folds the slots in block order into `out[0]`
-    /// and clears them: one launch, deterministic, no ticket and no fence. 32-bit values only;
-    /// the slots must be zero before the launch (the kernel leaves them zero).
+    /// Every block draws a ticket from `counter` as it starts and stores its value with a ready
+    /// flag in one 64-bit slot of `partials`; the block with the last ticket waits for every
+    /// flag, folds the slots in block order into `out[0]`, clears them and resets `counter`: one
+    /// launch, deterministic, no fence, and progress under any dispatch order. 32-bit values
+    /// only; the slots and the counter must be zero before the launch (the kernel leaves them so).
     pub const FLAGGED: u32 = 3;
 }
 

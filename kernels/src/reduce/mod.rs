@@ -20,7 +20,7 @@ use crate::ops::Sum;
 #[cfg(target_os = "cuda")]
 use cuda_std::prelude::*;
 
-gpu_modules!(interleaved, multi_element, sequential, tree, unrolled, vectorized, warp_shuffle);
+gpu_modules!(interleaved, multi_element, reversed_tickets, sequential, tree, unrolled, vectorized, warp_shuffle);
 
 #[cfg(target_os = "cuda")]
 pub use self::{
@@ -97,8 +97,9 @@ macro_rules! ladder {
         pub unsafe fn [<reduce_ $step _ $t _b $b>](
             input: &[$t], grain: u32, mode: u32, partials: *mut $t, counter: *mut u32, out: *mut $t,
         ) {
+            let ticket = block::start_ticket(mode, counter);
             let v = $step::<Sum<$t>, $b>(input, grain);
-            block::emit::<Sum<$t>>(v, mode, partials, counter, out);
+            block::emit::<Sum<$t>>(v, mode, ticket, partials, counter, out);
         }
     }};
 }
