@@ -42,7 +42,20 @@ pub fn run(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
         }
         breakdown(gpu.default_stream(), &x, want, log_n)?;
     }
+    unwritten_pattern(gpu.default_stream())?;
     println!();
+    Ok(())
+}
+
+/// A result whose bytes are all 0xa5 (the pattern the value slot was once filled with), an i32
+/// sum of 4096 elements: every result value must take the same time.
+fn unwritten_pattern(s: &GpuStream) -> Result<()> {
+    let want = i32::from_ne_bytes([0xa5; 4]);
+    let mut host = vec![0i32; 1 << 12];
+    host[0] = want;
+    let x = DeviceBuffer::from_slice(&host).map_err(Error::cuda("cuMemcpyHtoD"))?;
+    let call = || Ok(s.reduce_sum(&x, ReduceStrategy::Auto)? == want);
+    row("reduce_sum(Auto), i32 sum with every byte 0xa5", "default", 12, per_call_us(100, VALUE_CALLS, call)?);
     Ok(())
 }
 
