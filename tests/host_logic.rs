@@ -20,6 +20,7 @@ fn errors_say_what_is_wrong() {
     assert_eq!(Error::LeadingDimension { lda: 3, n: 4 }.to_string(), "lda = 3 is smaller than n = 4");
     assert!(Error::Misaligned { what: "A", required: 16, address: 0x1004 }.to_string().contains("0x1004"));
     assert_eq!(Error::Empty { op: "min" }.to_string(), "min of an empty input is undefined");
+    assert_eq!(Error::Overlap { what: "y", with: "A" }.to_string(), "y overlaps A in device memory");
 }
 
 #[test]

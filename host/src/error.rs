@@ -31,6 +31,8 @@ pub enum Error {
     NcclUnavailable { library: String, reason: String },
     /// An NCCL call failed with its status `code`.
     Nccl { call: &'static str, code: i32, message: String },
+    /// An output `what` shares device memory with an input `with` it would be computed from.
+    Overlap { what: &'static str, with: &'static str },
 }
 
 impl fmt::Display for Error {
@@ -60,6 +62,7 @@ impl fmt::Display for Error {
                 library, reason
             ),
             Error::Nccl { call, code, message } => write!(f, "NCCL call {} failed ({}): {}", call, code, message),
+            Error::Overlap { what, with } => write!(f, "{} overlaps {} in device memory", what, with),
         }
     }
 }

@@ -67,10 +67,12 @@ impl SgemvShape {
             };
         }
         let float4_rows = n > 0 && n % 4 == 0 && vec;
+        // Rows that overlap (lda < n, which validation refuses) are not staged.
+        let narrow_gap = self.lda.checked_sub(n).map_or(false, |gap| gap < SGEMV_STAGED_MAX_GAP);
         match n {
             _ if float4_rows && n <= 64 => vec4_rows_for(n).expect("Vec4Rows(64) is built"),
             _ if float4_rows && n <= 128 => SgemvKernel::N128,
-            1..=SGEMV_STAGED_MAX_N if self.lda - n < SGEMV_STAGED_MAX_GAP => SgemvKernel::StagedRows,
+            1..=SGEMV_STAGED_MAX_N if narrow_gap => SgemvKernel::StagedRows,
             0..=4 => SgemvKernel::RowsPerWarp(8),
             5..=8 => SgemvKernel::RowsPerWarp(4),
             9..=16 => SgemvKernel::RowsPerWarp(2),
@@ -223,6 +225,26 @@ mod tests {
             let s = shape(10, 1, 1, 0, 0);
             let _ = check(k, &s);
         }
+    }
+
+    #[test]
+    fn auto_takes_any_lda_below_n_without_panicking() {
+        // Validation refuses lda < n, but `SgemvShape` is public: Auto still names a kernel that
+        // takes the width, and never the staged one (its tiles assume rows that do not overlap).
+        for &n in [1usize, 3, 4, 8, 16, 17, 31, 32, 33, 100, 1000, 5000].iter() {
+            for &lda in [0usize, n / 2, n - 1].iter() {
+                for &(a, x) in [(0x1000u64, 0x2000u64), (0x1004, 0x2000), (0x1000, 0x2004)].iter() {
+                    let s = shape(64, n, lda, a, x);
+                    let k = s.auto_kernel();
+                    assert_ne!(k, SgemvKernel::StagedRows, "n {} lda {}", n, lda);
+                    assert!(s.width_limit(k).is_none() && k.op() == Op::N, "n {} lda {}: {:?}", n, lda, k);
+                    let t = op_shape(Op::T, 64, n, lda, a).auto_kernel();
+                    assert!(op_shape(Op::T, 64, n, lda, a).width_limit(t).is_none() && t.op() == Op::T);
+                }
+            }
+        }
+        assert_eq!(shape(64, 16, 8, 0x1004, 0x2000).auto_kernel(), SgemvKernel::RowsPerWarp(2));
+        assert_eq!(shape(64, 3, 2, 0x1000, 0x2000).auto_kernel(), SgemvKernel::RowsPerWarp(8));
     }
 
     #[test]

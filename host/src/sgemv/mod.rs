@@ -3,6 +3,7 @@
 //!
 //! - [`shape`]: what a call passes, checked ([`SgemvCall`] → [`SgemvShape`]);
 //! - [`dispatch`]: which kernel takes a shape (`Auto`'s table) and whether a named one can;
+//! - [`work`]: what a call enqueues (BLAS's quick return, alpha = 0 and empty sums);
 //! - [`plan`]: grid, block and typed extra arguments of one kernel for one shape.
 //!
 //! The kernels themselves, and what each is (op, launch kind, loads), are the table
@@ -10,6 +11,7 @@
 pub mod dispatch;
 pub mod plan;
 pub mod shape;
+pub mod work;
 
 use crate::entries::sgemv_entry;
 use crate::error::Result;
@@ -20,6 +22,7 @@ use kernels::config::SGEMV_T_BLOCK;
 pub use kernels::sgemv::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch, SGEMV_KERNELS};
 pub use plan::{Occupancy, SgemvExtra, SgemvPlan};
 pub use shape::{RawSlice, SgemvCall, SgemvShape};
+pub use work::SgemvWork;
 
 /// Options of [`GpuStream::sgemv`]; the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`,
 /// `Op::N`.
@@ -70,10 +73,12 @@ impl GpuStream {
     }
 
     /// Enqueues `y = alpha · op(A) x + beta · y` (A row-major m×n, `opts.lda` ≥ n; `opts.op`)
-    /// without waiting. An empty y does nothing; an empty sum (n = 0 for `N`, m = 0 for `T`)
-    /// gives `y = beta * y`. With beta = 0, y is not read.
-    /// Errors: `LengthMismatch` (A shorter than (m-1)·lda+n; x or y not n and m as `op`
-    /// says), `LeadingDimension`, `Unsupported`/`Misaligned` for a named kernel that cannot
+    /// without waiting. An empty y does nothing. With nothing to sum (alpha = 0, or n = 0 for
+    /// `N`, m = 0 for `T`) A and x are not read: y = beta · y, nothing at all with beta = 1, and
+    /// a named kernel gives way to `Auto`'s for that ([`SgemvShape::work`]). With beta = 0, y
+    /// is not read. Errors, before anything is enqueued: `LengthMismatch` (A shorter than
+    /// (m-1)·lda+n; x or y not n and m as `op` says), `LeadingDimension`, `Overlap` (y shares
+    /// memory with A's span or x), `Unsupported`/`Misaligned` for a named kernel that cannot
     /// take the input, `TooLarge`.
     pub fn sgemv(
         &self,
@@ -87,10 +92,11 @@ impl GpuStream {
         let lda = opts.lda.unwrap_or(n);
         let (a_raw, x_raw, y_raw) = (RawSlice::of(a), RawSlice::of(x), RawSlice::of(y));
         let shape = SgemvCall { op: opts.op, m, n, lda, a: a_raw, x: x_raw, y: y_raw }.validate()?;
-        if shape.out_len() == 0 {
-            return Ok(());
-        }
-        let kernel = match opts.kernel {
+        let (kernel, shape, alpha) = match shape.work(opts.alpha, opts.beta, opts.kernel)? {
+            SgemvWork::Nothing => return Ok(()),
+            SgemvWork::Launch { kernel, shape, alpha } => (kernel, shape, alpha),
+        };
+        let kernel = match kernel {
             SgemvKernel::Auto => self.sgemv_auto(&shape)?,
             k => k,
         };
@@ -108,7 +114,8 @@ impl GpuStream {
             (0, 0)
         };
         let mut args = KernelArgs::new();
-        args.slice(a).slice(x).usize(m).usize(n).usize(lda).f32(opts.alpha).f32(opts.beta).ptr(y_raw.addr);
+        args.slice(a).slice(x).usize(shape.m).usize(shape.n).usize(shape.lda);
+        args.f32(alpha).f32(opts.beta).ptr(y_raw.addr);
         for extra in plan.extra.values() {
             args.usize(extra);
         }
@@ -119,10 +126,11 @@ impl GpuStream {
         // y: *mut f32), then the extra usizes of its launch kind (`plan.extra`, in the order the
         // kernels' table gives them) and, for the kinds that share output tiles, partials and
         // counters (kernels/src/sgemv/mod.rs). `SgemvCall::validate` checked the lengths of A, x
-        // and y, `shape.check` the alignment and sizes the kernel needs; the plan gives its block
-        // and grid, and with several splits the partials (`splits` per output) and zeroed
-        // counters (one u32 per tile) from this stream's locked scratch; with one split both are
-        // 0, which the kernels do not touch.
+        // and y and that y shares no memory with A or x; `work` at most empties the inner
+        // dimension, which asks less of A and x. `shape.check` checked the alignment and sizes
+        // the kernel needs; the plan gives its block and grid, and with several splits the
+        // partials (`splits` per output) and zeroed counters (one u32 per tile) from this
+        // stream's locked scratch; with one split both are 0, which the kernels do not touch.
         unsafe { q.launch(entry, grid, plan.block, &args) }
     }
 }

@@ -16,6 +16,14 @@ impl RawSlice {
     pub fn of<T: DeviceCopy>(s: &DeviceSlice<T>) -> RawSlice {
         RawSlice { addr: s.as_device_ptr().as_raw(), len: s.len() }
     }
+
+    /// Whether the first `len` f32s from this address and the first `other_len` from `other`'s
+    /// share a byte; empty ranges share none.
+    pub fn overlaps(&self, len: usize, other: &RawSlice, other_len: usize) -> bool {
+        let bytes = |addr: u64, len: usize| (addr as u128, addr as u128 + 4 * len as u128);
+        let ((start, end), (other_start, other_end)) = (bytes(self.addr, len), bytes(other.addr, other_len));
+        start < end && other_start < other_end && start < other_end && other_start < end
+    }
 }
 
 /// An sgemv call as passed: `y = alpha · op(A) x + beta · y`, A row-major m×n with row stride
@@ -32,9 +40,10 @@ pub struct SgemvCall {
 }
 
 impl SgemvCall {
-    /// Checks lengths and `lda`; returns the shape. Errors: `LeadingDimension` (lda < n),
-    /// `LengthMismatch` (A shorter than (m-1)·lda+n; x or y not n and m as `op` says),
-    /// `TooLarge` ((m-1)·lda+n past usize).
+    /// Checks lengths, `lda` and that y shares no memory with A or x; returns the shape. Errors:
+    /// `LeadingDimension` (lda < n), `LengthMismatch` (A shorter than (m-1)·lda+n; x or y not n
+    /// and m as `op` says), `TooLarge` ((m-1)·lda+n past usize), `Overlap` (y's `out_len` floats
+    /// share a byte with the (m-1)·lda+n floats of A the call spans or with x's).
     pub fn validate(&self) -> Result<SgemvShape> {
         let (m, n, lda) = (self.m, self.n, self.lda);
         let (x_len, out_len) = if self.op == Op::N { (n, m) } else { (m, n) };
@@ -53,6 +62,13 @@ impl SgemvCall {
         }
         if self.y.len != out_len {
             return Err(Error::LengthMismatch { what: "y", expected: out_len, actual: self.y.len });
+        }
+        // `DeviceSlice` is `Copy`, so `&mut y` proves nothing: y may be a view into A or x.
+        if self.y.overlaps(out_len, &self.a, a_needed) {
+            return Err(Error::Overlap { what: "y", with: "A" });
+        }
+        if self.y.overlaps(out_len, &self.x, x_len) {
+            return Err(Error::Overlap { what: "y", with: "x" });
         }
         Ok(SgemvShape { op: self.op, m, n, lda, a_addr: self.a.addr, x_addr: self.x.addr })
     }
@@ -112,7 +128,10 @@ mod tests {
     use super::*;
     use crate::error::Error;
 
-    /// A call of these lengths (y's address is of no concern to validation).
+    /// Where the tests' y lies: past every A and x they make.
+    const Y_ADDR: u64 = 1 << 60;
+
+    /// A call of these lengths, y of `y` floats at `Y_ADDR`.
     fn validate(
         op: Op,
         m: usize,
@@ -123,7 +142,69 @@ mod tests {
         y: usize,
     ) -> Result<SgemvShape> {
         let raw = |(addr, len)| RawSlice { addr, len };
-        SgemvCall { op, m, n, lda, a: raw(a), x: raw(x), y: RawSlice { addr: 0x9000, len: y } }.validate()
+        SgemvCall { op, m, n, lda, a: raw(a), x: raw(x), y: RawSlice { addr: Y_ADDR, len: y } }.validate()
+    }
+
+    /// `Op::N`, 4 × 8 (lda 10): A spans 38 floats from 0x1000 (to 0x1098), x 8 floats from
+    /// 0x2000 (to 0x2020); y's 4 floats from `y_addr`.
+    fn y_at(y_addr: u64) -> Result<SgemvShape> {
+        let raw = |addr, len| RawSlice { addr, len };
+        SgemvCall { op: Op::N, m: 4, n: 8, lda: 10, a: raw(0x1000, 40), x: raw(0x2000, 8), y: raw(y_addr, 4) }
+            .validate()
+    }
+
+    #[test]
+    fn y_sharing_memory_with_a_or_x_is_refused() {
+        let y_on_a = Err(Error::Overlap { what: "y", with: "A" });
+        let y_on_x = Err(Error::Overlap { what: "y", with: "x" });
+        // y's 16 bytes at A's start, inside it, at its end, across its last float, across its
+        // first; then the same about x.
+        for &addr in [0x1000u64, 0x1040, 0x1088, 0x1094, 0x0ff4].iter() {
+            assert_eq!(y_at(addr), y_on_a, "y at {:#x}", addr);
+        }
+        for &addr in [0x2000u64, 0x2010, 0x201c, 0x1ff4].iter() {
+            assert_eq!(y_at(addr), y_on_x, "y at {:#x}", addr);
+        }
+        // Unaligned addresses compare by bytes: one shared byte is an overlap.
+        assert_eq!(y_at(0x1ff1), y_on_x);
+        assert_eq!(y_at(0x2001), y_on_x);
+        // Adjacent ranges share no byte: y ending where A starts or starting where it ends (A's
+        // unread tail, past (m-1)·lda+n floats, is not A's), and the same about x.
+        for &addr in [0x0ff0u64, 0x1098, 0x109c, 0x1ff0, 0x2020].iter() {
+            assert!(y_at(addr).is_ok(), "y at {:#x}", addr);
+        }
+        // x may share memory with A: both are only read.
+        let raw = |addr, len| RawSlice { addr, len };
+        let x_in_a = SgemvCall { op: Op::N, m: 4, n: 8, lda: 10, a: raw(0x1000, 40), x: raw(0x1000, 8), y: raw(0, 4) };
+        assert!(x_in_a.validate().is_ok());
+        // Op::T: y has n floats, x m.
+        let t = SgemvCall { op: Op::T, m: 4, n: 8, lda: 10, a: raw(0x1000, 38), x: raw(0x2000, 4), y: raw(0x1ff0, 8) };
+        assert_eq!(t.validate(), y_on_x, "y holds all of x");
+        assert_eq!(SgemvCall { y: raw(0x1094, 8), ..t }.validate(), y_on_a);
+        assert!(SgemvCall { y: raw(0x1fe0, 8), ..t }.validate().is_ok());
+    }
+
+    #[test]
+    fn empty_ranges_never_overlap() {
+        let raw = |addr, len| RawSlice { addr, len };
+        let a = raw(0x1000, 64);
+        assert!(!raw(0x1000, 0).overlaps(0, &a, 64) && !a.overlaps(64, &raw(0x1010, 0), 0));
+        assert!(!raw(0x1000, 4).overlaps(4, &a, 0), "an empty A (m = 0) spans nothing");
+        // m = 0 (Op::N): y is empty wherever it lies; m = 0 (Op::T): A spans nothing, x is empty.
+        let n_empty =
+            SgemvCall { op: Op::N, m: 0, n: 8, lda: 8, a: raw(0x1000, 0), x: raw(0x2000, 8), y: raw(0x2000, 0) };
+        assert!(n_empty.validate().is_ok());
+        let t_empty =
+            SgemvCall { op: Op::T, m: 0, n: 8, lda: 8, a: raw(0x1000, 0), x: raw(0x1000, 0), y: raw(0x1000, 8) };
+        assert!(t_empty.validate().is_ok());
+        // n = 0 (Op::N): x is empty, A spans (m-1)·lda floats.
+        let n_zero =
+            SgemvCall { op: Op::N, m: 4, n: 0, lda: 2, a: raw(0x1000, 6), x: raw(0x1010, 0), y: raw(0x1018, 4) };
+        assert_eq!(n_zero.validate(), Ok(SgemvShape { op: Op::N, m: 4, n: 0, lda: 2, a_addr: 0x1000, x_addr: 0x1010 }));
+        assert_eq!(SgemvCall { y: raw(0x1014, 4), ..n_zero }.validate(), Err(Error::Overlap { what: "y", with: "A" }));
+        // Byte ranges past 64 bits do not wrap.
+        assert!(raw(u64::MAX - 3, 1).overlaps(1, &raw(u64::MAX - 1, 1), 1));
+        assert!(!raw(u64::MAX - 3, 1).overlaps(1, &raw(0, 1), 1));
     }
 
     #[test]
