@@ -21,6 +21,7 @@
 //! Files: `device` (context, module, entry table, properties), `scratch` (a stream's
 //! buffers), `stream` ([`GpuStream`], its lock and value slot), `handle` ([`Gpu`]), `launch`
 //! (typed kernel arguments and the launch).
+mod context;
 mod device;
 mod handle;
 mod launch;
