@@ -25,6 +25,7 @@ mod context;
 mod device;
 mod handle;
 mod launch;
+mod lent;
 mod scratch;
 mod stream;
 

@@ -108,7 +108,7 @@ impl GpuStream {
             (0, 0)
         };
         let mut args = KernelArgs::new();
-        args.slice(a).slice(x).usize(m).usize(n).usize(lda).f32(opts.alpha).f32(opts.beta).ptr(y_raw.addr);
+        args.slice("A", a).slice("x", x).usize(m).usize(n).usize(lda).f32(opts.alpha).f32(opts.beta).out("y", y);
         for extra in plan.extra.values() {
             args.usize(extra);
         }
