@@ -28,6 +28,7 @@ mod launch;
 mod lent;
 mod scratch;
 mod stream;
+mod transfer;
 
 pub use handle::Gpu;
 pub(crate) use launch::KernelArgs;
