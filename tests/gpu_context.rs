@@ -1,12 +1,12 @@
 //! Threads, contexts and stream order: a fresh thread with only the handle, what is current on
-//! the calling thread after a call.
+//! the calling thread after a call, the streams' flags, and the upload-then-call pattern.
 mod common;
 use common::{gpu, upload, Rng};
 use cudakernels::cust::context::legacy::{Context, ContextFlags};
 use cudakernels::cust::device::Device;
-use cudakernels::cust::memory::DeviceBuffer;
+use cudakernels::cust::memory::{DeviceBuffer, DeviceSlice};
 use cudakernels::cust::sys;
-use cudakernels::{Error, GpuStream, ReduceStrategy};
+use cudakernels::{Error, Gpu, GpuStream, ReduceStrategy};
 use std::sync::Arc;
 
 /// The calling thread's current context, as a number (0: none).
@@ -146,4 +146,59 @@ fn memory_of_another_device_gets_wrong_device() {
     let mut out_there = second.default_stream().alloc_zeroed::<u64>(1).unwrap();
     let x = s.upload(&[1u32; 64]).unwrap();
     assert_eq!(s.sum_into(&x, &mut out_there), Err(Error::WrongDevice { what: "out", expected: 0, actual: 1 }));
+}
+
+/// The raw flags a library stream was created with.
+fn stream_flags(s: &GpuStream) -> u32 {
+    let mut flags = u32::MAX;
+    // SAFETY: a live stream handle; cuStreamGetFlags writes one word into `flags`.
+    let result = unsafe { sys::cuStreamGetFlags(s.stream().as_inner(), &mut flags) };
+    assert_eq!(result, sys::CUresult::CUDA_SUCCESS, "cuStreamGetFlags");
+    flags
+}
+
+#[test]
+fn the_library_streams_are_blocking_streams() {
+    let gpu = match gpu("the_library_streams_are_blocking_streams") {
+        Some(g) => g,
+        None => return,
+    };
+    let blocking = sys::CUstream_flags::CU_STREAM_DEFAULT as u32;
+    assert_eq!(stream_flags(gpu.default_stream()), blocking, "the default stream");
+    assert_eq!(stream_flags(&gpu.new_stream().unwrap()), blocking, "a new stream");
+}
+
+/// The README's pattern: a cust upload from pageable memory (its DMA may land after it
+/// returns), then at once a call on a library stream, which waits for the legacy stream.
+#[test]
+fn a_large_pageable_upload_then_a_call_on_another_stream_is_exact() {
+    let gpu: Gpu = match gpu("a_large_pageable_upload_then_a_call_on_another_stream_is_exact") {
+        Some(g) => g,
+        None => return,
+    };
+    let mut rng = Rng::fresh("upload_then_call");
+    let ready = gpu.new_stream().unwrap();
+    for round in 0..3 {
+        let host = random_words(&mut rng, 1 << 26);
+        let want = wide_sum(&host);
+        let x = DeviceBuffer::from_slice(&host).unwrap();
+        assert_eq!(ready.sum(&x).unwrap(), want, "seed {} round {}: a stream made before", rng.seed, round);
+        let y = DeviceBuffer::from_slice(&host).unwrap();
+        let view: &DeviceSlice<u32> = &y;
+        assert_eq!(
+            gpu.new_stream().unwrap().sum(view).unwrap(),
+            want,
+            "seed {} round {}: a new stream",
+            rng.seed,
+            round
+        );
+        let z = DeviceBuffer::from_slice(&host).unwrap();
+        assert_eq!(
+            gpu.default_stream().sum(&z).unwrap(),
+            want,
+            "seed {} round {}: the default stream",
+            rng.seed,
+            round
+        );
+    }
 }

@@ -34,7 +34,9 @@ pub struct GpuStream {
 impl GpuStream {
     pub(super) fn new(shared: Arc<LoadedDevice>) -> Result<GpuStream> {
         shared.bind()?;
-        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).check("cuStreamCreate")?;
+        // Blocking on purpose (and cust 0.3.2 drops NON_BLOCKING anyway): a kernel here waits for
+        // cust's synchronous copies on the legacy stream, whose pageable DMA may land after they return.
+        let stream = Stream::new(StreamFlags::DEFAULT, None).check("cuStreamCreate")?;
         let scratch = Scratch::new(&stream)?;
         Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared })
     }
