@@ -11,8 +11,7 @@ use cudakernels::{Error, GpuStream, ReduceStrategy, SgemvOptions, TypedOp};
 /// # Safety
 /// The slice is only lent to calls that must refuse it; nothing dereferences it.
 unsafe fn view<T: DeviceCopy>(address: u64, len: usize) -> DeviceSlice<T> {
-    // SAFETY: the caller's promise.
-    unsafe { DeviceSlice::from_raw_parts(DevicePointer::from_raw(address), len) }
+    DeviceSlice::from_raw_parts(DevicePointer::from_raw(address), len)
 }
 
 fn not_device<T>(what: &'static str, address: u64) -> Result<T, Error> {
