@@ -1,9 +1,26 @@
 //! GPU reductions and sgemv written in Rust for CUDA (rust-cuda).
 //!
 //! ```no_run
-//! let gpu = cudakernels::open()?;
+//! let gpu = cudakernels::open()?; // leaves the device's context current on this thread
 //! let x = cudakernels::cust::memory::DeviceBuffer::from_slice(&[1.0f32, 2.0, 3.0]).unwrap();
 //! let sum = gpu.default_stream().reduce_sum(&x, cudakernels::ReduceStrategy::Auto)?;
+//! # Ok::<(), cudakernels::Error>(())
+//! ```
+//!
+//! A thread that shares the handle needs no setup when it copies through a stream: `upload`,
+//! `alloc_zeroed` and `download` bind the device's context and work in the stream's order.
+//!
+//! ```no_run
+//! let gpu = std::sync::Arc::new(cudakernels::open()?);
+//! let worker = std::thread::spawn({
+//!     let gpu = gpu.clone();
+//!     move || -> cudakernels::Result<(u64, Vec<u8>)> {
+//!         let s = gpu.new_stream()?;
+//!         let x = s.upload(&[1u8, 2, 3])?;
+//!         Ok((s.sum(&x)?, s.download(&x)?))
+//!     }
+//! });
+//! assert_eq!(worker.join().unwrap()?, (6, vec![1, 2, 3]));
 //! # Ok::<(), cudakernels::Error>(())
 //! ```
 pub use host::*;

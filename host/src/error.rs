@@ -33,6 +33,15 @@ pub enum Error {
     Nccl { call: &'static str, code: i32, message: String },
     /// An output `what` shares device memory with an input `with` it would be computed from.
     Overlap { what: &'static str, with: &'static str },
+    /// A buffer lent to a call is device memory of device `actual`, not of the stream's device
+    /// `expected` (ordinals).
+    WrongDevice { what: &'static str, expected: u32, actual: u32 },
+    /// A buffer lent to a call is not device memory: host memory (pageable or page-locked) or
+    /// an address the driver knows nothing of.
+    NotDeviceMemory { what: &'static str, address: u64 },
+    /// A buffer lent to a call is device memory of the stream's device, but allocated in a
+    /// context other than the device's primary context, which the library's kernels run in.
+    ForeignContext { what: &'static str, address: u64 },
 }
 
 impl fmt::Display for Error {
@@ -63,6 +72,17 @@ impl fmt::Display for Error {
             ),
             Error::Nccl { call, code, message } => write!(f, "NCCL call {} failed ({}): {}", call, code, message),
             Error::Overlap { what, with } => write!(f, "{} overlaps {} in device memory", what, with),
+            Error::WrongDevice { what, expected, actual } => {
+                write!(f, "{} is memory of device {}, not of the stream's device {}", what, actual, expected)
+            }
+            Error::NotDeviceMemory { what, address } => {
+                write!(f, "{} at {:#x} is not device memory (host memory or an unknown address)", what, address)
+            }
+            Error::ForeignContext { what, address } => write!(
+                f,
+                "{} at {:#x} was allocated in a context other than the device's primary context",
+                what, address
+            ),
         }
     }
 }

@@ -40,6 +40,7 @@ impl GpuStream {
         if out.is_empty() {
             return Err(Error::LengthMismatch { what: "out", expected: 1, actual: 0 });
         }
+        self.check_lent("out", out)?;
         let mut q = self.lock()?;
         // SAFETY: `out` is a device slice of at least one T (checked above), borrowed for the
         // enqueue; its free would wait for the kernel (`cuMemFree`).
@@ -83,7 +84,7 @@ unsafe fn enqueue_sum<T: SumElement>(
         unsafe { q.zero(out_ptr, size)? };
     }
     let mut args = KernelArgs::new();
-    args.slice(input).u32(grain).u32(mode(fin)).ptr(partials).ptr(counter).ptr(out_ptr);
+    args.slice("input", input).u32(grain).u32(mode(fin)).ptr(partials).ptr(counter).ptr(out_ptr);
     // SAFETY: `ladder_index` names `reduce_{step}_{T}_b{block}`, the instance built for this
     // block size, whose parameters are (input: &[T], grain: u32, mode: u32, partials: *mut T,
     // counter: *mut u32, out: *mut T), pushed in that order, and `grid` is the step's own

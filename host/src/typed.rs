@@ -79,7 +79,7 @@ unsafe fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
     let partials = q.partials(grid as usize * 2 * std::mem::size_of::<A>())?;
     let counter = q.counter();
     let mut args = KernelArgs::new();
-    args.slice(input).ptr(partials).ptr(counter).ptr(out_ptr);
+    args.slice("input", input).ptr(partials).ptr(counter).ptr(out_ptr);
     // SAFETY: the parameters and `out_ptr` are this function's contract; `partials` holds two
     // `A` per block of `grid`, so one `Acc` each; `counter` is the stream's zeroed ticket; the
     // block comes from `FAST_LAUNCH`, whole warps up to `MAX_BLOCK`, as the typed kernels ask
@@ -148,6 +148,7 @@ impl GpuStream {
             TypedOp::Sum => Err(Error::Unsupported { what: "sum into an element-typed buffer: use sum_into".into() }),
             TypedOp::Min | TypedOp::Max | TypedOp::MinMax => {
                 need_out(out, if op == TypedOp::MinMax { 2 } else { 1 })?;
+                self.check_lent("out", out)?;
                 // SAFETY: `out` is a device slice of the one or two `T` the op writes (checked
                 // above), lent for the enqueue; its free would wait for the kernel.
                 unsafe { enqueue_extreme(&mut self.lock()?, op, input, out.as_device_ptr().as_raw()) }
@@ -158,6 +159,7 @@ impl GpuStream {
     /// Enqueues the sum of `input` into `out[0]` without waiting.
     pub fn sum_into<T: TypedElement>(&self, input: &DeviceSlice<T>, out: &mut DeviceSlice<T::Sum>) -> Result<()> {
         need_out(out, 1)?;
+        self.check_lent("out", out)?;
         // SAFETY: `out` is a device slice of at least one `T::Sum` (checked above), lent for the
         // enqueue; its free would wait for the kernel.
         unsafe { enqueue_sum::<T, T::Sum>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), false) }
@@ -166,6 +168,7 @@ impl GpuStream {
     /// Enqueues the f64-accumulated sum of f32 `input` into `out[0]` without waiting.
     pub fn sum_f32_f64acc_into(&self, input: &DeviceSlice<f32>, out: &mut DeviceSlice<f64>) -> Result<()> {
         need_out(out, 1)?;
+        self.check_lent("out", out)?;
         // SAFETY: `out` is a device slice of at least one f64 (checked above), lent for the
         // enqueue; its free would wait for the kernel.
         unsafe { enqueue_sum::<f32, f64>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), true) }

@@ -1,9 +1,10 @@
 //! The device as every handle and stream of it shares it: context, loaded module, entry table,
 //! properties and occupancy, all read once at open.
+use super::context::{self, Entered};
 use crate::entries::entry_names;
 use crate::error::{Check, Error, Result};
 use crate::image::{ImageChoice, KernelImages, LoadedImage, MIN_COMPUTE_CAPABILITY};
-use cust::context::{Context, CurrentContext};
+use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::function::{BlockSize, Function};
 use cust::module::Module;
@@ -30,11 +31,12 @@ pub(super) struct LoadedDevice {
     /// Resident blocks per SM by (entry, block size), from the occupancy calculator; filled
     /// on first use.
     occupancy: Mutex<HashMap<(usize, u32), u32>>,
-    context: Context,
+    /// The device's primary context, retained for the life of the process.
+    pub(super) context: &'static Context,
 }
 
 impl LoadedDevice {
-    /// Opens device `ordinal`, makes its primary context current and loads the image of
+    /// Opens device `ordinal`, makes its primary context current (and leaves it so) and loads the image of
     /// `images` that `choice` picks for it ([`KernelImages::pick`]). `Error::NoDevice` where
     /// there is no device, `Error::UnsupportedDevice` below compute capability 8.0.
     pub(super) fn open(images: &KernelImages, ordinal: u32, choice: ImageChoice) -> Result<LoadedDevice> {
@@ -43,8 +45,7 @@ impl LoadedDevice {
             return Err(Error::NoDevice);
         }
         let device = Device::get_device(ordinal).check("cuDeviceGet")?;
-        let context = Context::new(device).check("cuDevicePrimaryCtxRetain")?;
-        CurrentContext::set_current(&context).check("cuCtxSetCurrent")?;
+        let context = context::retain_primary(device, ordinal)?;
         let attr = |a| device.get_attribute(a).check("cuDeviceGetAttribute");
         let compute_capability = (
             attr(DeviceAttribute::ComputeCapabilityMajor)? as u32,
@@ -72,15 +73,15 @@ impl LoadedDevice {
         })
     }
 
-    /// Makes the context current on the calling thread (if it is not already).
+    /// Makes the context current on the calling thread (if it is not already) and leaves it so.
     pub(super) fn bind(&self) -> Result<()> {
-        let mut current = std::ptr::null_mut();
-        // SAFETY: cuCtxGetCurrent writes one context handle. On failure, set_current reports.
-        let ok = unsafe { cust::sys::cuCtxGetCurrent(&mut current) } == cust::sys::CUresult::CUDA_SUCCESS;
-        if ok && current == self.context.as_raw() {
-            return Ok(());
-        }
-        CurrentContext::set_current(&self.context).check("cuCtxSetCurrent")
+        context::bind(self.context)
+    }
+
+    /// Makes the context current on the calling thread until the returned guard drops, which
+    /// gives the caller's context (or none) back.
+    pub(super) fn enter(&self) -> Result<Entered> {
+        context::enter(self.context)
     }
 
     /// The function of entry point `entry` (an `entries` index).
@@ -95,7 +96,7 @@ impl LoadedDevice {
         if let Some(&blocks) = cache.get(&(entry, block)) {
             return Ok(blocks);
         }
-        self.bind()?;
+        let _entered = self.enter()?;
         let blocks = self.functions[entry]
             .max_active_blocks_per_multiprocessor(BlockSize::x(block), 0)
             .check("cuOccupancyMaxActiveBlocksPerMultiprocessor")?
@@ -107,7 +108,8 @@ impl LoadedDevice {
 
 impl Drop for LoadedDevice {
     fn drop(&mut self) {
-        // The module unloads in this context, whichever thread drops the last reference.
+        // The module unloads in this context, whichever thread drops the last reference (which
+        // keeps it current, as dropping a stream does).
         let _ = self.bind();
     }
 }
@@ -170,8 +172,16 @@ macro_rules! device_methods {
         pub fn image(&self) -> crate::image::LoadedImage {
             self.$($path).+.image
         }
-        /// Makes this device's context current on the calling thread (for the caller's own
-        /// allocations and copies, e.g. before `DeviceBuffer::from_slice` on a second device).
+        /// Makes this device's primary context current on the calling thread and leaves it so
+        /// (replacing the top of the thread's context stack, as `cuCtxSetCurrent` does).
+        ///
+        /// The library's own calls need no `bind`: entry points and `download` make the context
+        /// current for the call and give the caller's back; `upload`, `alloc_zeroed` and
+        /// `new_stream` bind it themselves. A caller needs it before its own cust calls on this
+        /// device (`DeviceBuffer::from_slice`, `copy_to`, its own streams and events) on a thread
+        /// where no context or another one is current: a fresh thread that shares an
+        /// `Arc<Gpu>`, or after work on another device. Binding once on a worker thread also
+        /// saves each entry point the switch there and back.
         pub fn bind(&self) -> crate::error::Result<()> {
             self.$($path).+.bind()
         }

@@ -1,34 +1,51 @@
 //! Kernel launches: arguments pushed by type, and the one `unsafe` launch every entry point
-//! goes through.
-use super::stream::Enqueue;
+//! goes through, which first checks every buffer the caller lent ([`super::lent`]).
+use super::device::LoadedDevice;
+use super::lent::{self, Lent, Owner};
+use super::stream::{Enqueue, GpuStream};
 use crate::error::{Check, Result};
 use cust::memory::{DeviceCopy, DeviceSlice};
 use std::ffi::c_void;
 
 /// Most parameters any kernel takes (sgemv's `&[f32]`s count two each).
 const MAX_KERNEL_ARGS: usize = 16;
+/// Most caller buffers one kernel takes (sgemv: A, x and y).
+const MAX_LENT: usize = 4;
 
 /// A kernel's arguments in the order of its parameter list, pushed by one method per
 /// parameter type the kernels take. Each method stores exactly its type's bytes, so an
-/// argument cannot be passed wider or narrower than the type its method names.
+/// argument cannot be passed wider or narrower than the type its method names. Buffers the
+/// caller lent ([`KernelArgs::slice`], [`KernelArgs::out`]) are also noted, for the launch to
+/// check.
 pub(crate) struct KernelArgs {
     /// One 8-byte cell per argument; a 4-byte value fills a cell's first 4 bytes.
     cells: [u64; MAX_KERNEL_ARGS],
     len: usize,
+    lent: [Option<Lent>; MAX_LENT],
 }
 
 impl KernelArgs {
     pub(crate) fn new() -> KernelArgs {
-        KernelArgs { cells: [0; MAX_KERNEL_ARGS], len: 0 }
+        KernelArgs { cells: [0; MAX_KERNEL_ARGS], len: 0, lent: [None; MAX_LENT] }
     }
 
-    /// A `&[T]` parameter: the slice's device address, then its length.
-    pub(crate) fn slice<T: DeviceCopy>(&mut self, s: &DeviceSlice<T>) -> &mut KernelArgs {
+    /// A `&[T]` parameter lent by the caller, named `what` in errors: the slice's device
+    /// address, then its length.
+    pub(crate) fn slice<T: DeviceCopy>(&mut self, what: &'static str, s: &DeviceSlice<T>) -> &mut KernelArgs {
+        self.lend(Lent::of(what, s));
         let (address, len) = raw(s);
         self.ptr(address).usize(len)
     }
 
-    /// A `*mut T` or `*const T` parameter: a device address.
+    /// A `*mut T` parameter into the caller's buffer `s` (an output), named `what` in errors:
+    /// its device address.
+    pub(crate) fn out<T: DeviceCopy>(&mut self, what: &'static str, s: &DeviceSlice<T>) -> &mut KernelArgs {
+        self.lend(Lent::of(what, s));
+        self.ptr(s.as_device_ptr().as_raw())
+    }
+
+    /// A `*mut T` or `*const T` parameter: a device address of the stream's own scratch (or of
+    /// a caller's buffer already checked with [`GpuStream::check_lent`]), not checked again.
     pub(crate) fn ptr(&mut self, address: u64) -> &mut KernelArgs {
         self.push(&address.to_ne_bytes())
     }
@@ -46,6 +63,16 @@ impl KernelArgs {
     /// An `f32` parameter.
     pub(crate) fn f32(&mut self, value: f32) -> &mut KernelArgs {
         self.push(&value.to_ne_bytes())
+    }
+
+    fn lend(&mut self, lent: Lent) {
+        let free = self.lent.iter_mut().find(|l| l.is_none());
+        *free.unwrap_or_else(|| panic!("a kernel takes at most {} caller buffers", MAX_LENT)) = Some(lent);
+    }
+
+    /// The caller's buffers, in the order pushed.
+    fn lent(&self) -> impl Iterator<Item = &Lent> {
+        self.lent.iter().flatten()
     }
 
     fn push(&mut self, bytes: &[u8]) -> &mut KernelArgs {
@@ -68,10 +95,27 @@ impl KernelArgs {
     }
 }
 
+/// The device a lent buffer must belong to.
+fn owner(device: &LoadedDevice) -> Owner {
+    Owner { ordinal: device.ordinal, context: device.context.as_raw() as usize }
+}
+
+impl GpuStream {
+    /// Checks a buffer the caller lends to an entry point that passes it on as a raw address
+    /// (an output written through [`KernelArgs::ptr`]), as a launch checks the buffers in its
+    /// `KernelArgs`: aligned for `T`, device memory of this stream's device and context.
+    pub(crate) fn check_lent<T: DeviceCopy>(&self, what: &'static str, s: &DeviceSlice<T>) -> Result<()> {
+        let _entered = self.shared.enter()?;
+        lent::check(&Lent::of(what, s), owner(&self.shared))
+    }
+}
+
 impl Enqueue<'_> {
     /// Enqueues entry point `entry` (an `entries` index) on this stream: `grid` blocks of
-    /// `block` threads, taking `args`. The launch's result is checked; a fault in the kernel
-    /// surfaces at the stream's next wait.
+    /// `block` threads, taking `args`. First every buffer the caller lent in `args` is checked
+    /// (alignment, then one `cuPointerGetAttributes` each): a bad one gets its typed error and
+    /// nothing is launched. The launch's result is checked; a fault in the kernel surfaces at
+    /// the stream's next wait.
     ///
     /// # Safety
     /// The caller promises, for the entry point `entry` names:
@@ -85,7 +129,11 @@ impl Enqueue<'_> {
     ///   replaced or freed only after a wait on this stream, or buffers the entry point's
     ///   caller lent, whose `cuMemFree` waits for the device's work in flight.
     pub(crate) unsafe fn launch(&self, entry: usize, grid: u32, block: u32, args: &KernelArgs) -> Result<()> {
-        let function = self.stream.shared.function(entry);
+        let device = &self.stream.shared;
+        for lent in args.lent() {
+            lent::check(lent, owner(device))?;
+        }
+        let function = device.function(entry);
         let pointers = args.pointers();
         // SAFETY: the caller's promise above; `pointers` points into `args`, which outlives the
         // call (cuLaunchKernel copies the values before it returns).
@@ -112,7 +160,7 @@ mod tests {
         // SAFETY: the slice is only read for its address and length, never dereferenced.
         let s = unsafe { DeviceSlice::<f32>::from_raw_parts(DevicePointer::from_raw(0x7f00_0000_1000), 300) };
         let mut args = KernelArgs::new();
-        args.slice(&s).u32(7).usize(1 << 40).f32(-1.5).ptr(0xdead_beef_0000);
+        args.slice("input", &s).u32(7).usize(1 << 40).f32(-1.5).ptr(0xdead_beef_0000);
         assert_eq!(args.len, 6);
         assert_eq!(args.cells[0], 0x7f00_0000_1000);
         assert_eq!(args.cells[1], 300);
@@ -122,6 +170,41 @@ mod tests {
         assert_eq!(args.cells[5], 0xdead_beef_0000);
         for (i, (&p, cell)) in args.pointers().iter().zip(&args.cells).enumerate() {
             assert_eq!(p as *const u64, cell as *const u64, "argument {}", i);
+        }
+    }
+
+    #[test]
+    fn the_caller_buffers_are_noted_for_the_launch_and_scratch_pointers_are_not() {
+        // SAFETY: the slices are only read for their addresses and lengths, never dereferenced.
+        let (a, y) = unsafe {
+            (
+                DeviceSlice::<f32>::from_raw_parts(DevicePointer::from_raw(0x7f00_0000_1000), 300),
+                DeviceSlice::<u16>::from_raw_parts(DevicePointer::from_raw(0x7f00_0000_2001), 3),
+            )
+        };
+        let mut args = KernelArgs::new();
+        args.slice("A", &a).ptr(0x7f00_0000_9000).out("y", &y).u32(1);
+        assert_eq!(args.len, 5);
+        assert_eq!(args.cells[3], 0x7f00_0000_2001);
+        let lent: Vec<Lent> = args.lent().copied().collect();
+        assert_eq!(
+            lent,
+            vec![
+                Lent { what: "A", address: 0x7f00_0000_1000, bytes: 1200, align: 4 },
+                Lent { what: "y", address: 0x7f00_0000_2001, bytes: 6, align: 2 },
+            ]
+        );
+        assert!(lent[1].check_alignment().is_err(), "a u16 output at an odd address");
+    }
+
+    #[test]
+    #[should_panic(expected = "at most 4 caller buffers")]
+    fn a_fifth_caller_buffer_panics() {
+        // SAFETY: the slice is only read for its address and length, never dereferenced.
+        let s = unsafe { DeviceSlice::<f32>::from_raw_parts(DevicePointer::from_raw(0x7f00_0000_1000), 1) };
+        let mut args = KernelArgs::new();
+        for _ in 0..=MAX_LENT {
+            args.slice("input", &s);
         }
     }
 

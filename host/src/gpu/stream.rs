@@ -1,5 +1,6 @@
 //! [`GpuStream`]: a stream of the library with its own scratch, taken under a lock, and the
 //! value calls' result slot.
+use super::context::Entered;
 use super::device::{device_methods, LoadedDevice};
 use super::scratch::{memset_zero, words, Scratch, RESULT_WORDS};
 use crate::error::{Check, Result};
@@ -33,7 +34,9 @@ pub struct GpuStream {
 impl GpuStream {
     pub(super) fn new(shared: Arc<LoadedDevice>) -> Result<GpuStream> {
         shared.bind()?;
-        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).check("cuStreamCreate")?;
+        // Blocking on purpose (and cust 0.3.2 drops NON_BLOCKING anyway): a kernel here waits for
+        // cust's synchronous copies on the legacy stream, whose pageable DMA may land after they return.
+        let stream = Stream::new(StreamFlags::DEFAULT, None).check("cuStreamCreate")?;
         let scratch = Scratch::new(&stream)?;
         Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared })
     }
@@ -47,6 +50,7 @@ impl GpuStream {
 
     /// Waits for everything enqueued on this stream; reports kernel faults.
     pub fn synchronize(&self) -> Result<()> {
+        let _entered = self.shared.enter()?;
         self.stream.synchronize().check("cuStreamSynchronize")
     }
 
@@ -68,12 +72,13 @@ impl GpuStream {
         Ok((self.blocks_per_sm(entry, block)? * block).min(self.max_threads_per_sm()))
     }
 
-    /// Binds the context to this thread and takes the stream's scratch lock: the caller then
-    /// enqueues in stream order. A poisoned lock is taken anyway (the scratch stays valid).
+    /// Makes the context current on this thread until the `Enqueue` drops (then the caller's is
+    /// current again) and takes the stream's scratch lock: the caller then enqueues in stream
+    /// order. A poisoned lock is taken anyway (the scratch stays valid).
     pub(crate) fn lock(&self) -> Result<Enqueue<'_>> {
-        self.shared.bind()?;
+        let entered = self.shared.enter()?;
         let scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        Ok(Enqueue { stream: self, scratch })
+        Ok(Enqueue { stream: self, scratch, _entered: entered })
     }
 }
 
@@ -89,6 +94,7 @@ impl Drop for GpuStream {
 pub(crate) struct Enqueue<'a> {
     pub(super) stream: &'a GpuStream,
     scratch: MutexGuard<'a, Scratch>,
+    _entered: Entered,
 }
 
 impl<'a> Enqueue<'a> {

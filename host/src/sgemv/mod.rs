@@ -114,8 +114,8 @@ impl GpuStream {
             (0, 0)
         };
         let mut args = KernelArgs::new();
-        args.slice(a).slice(x).usize(shape.m).usize(shape.n).usize(shape.lda);
-        args.f32(alpha).f32(opts.beta).ptr(y_raw.addr);
+        args.slice("A", a).slice("x", x).usize(shape.m).usize(shape.n).usize(shape.lda);
+        args.f32(alpha).f32(opts.beta).out("y", y);
         for extra in plan.extra.values() {
             args.usize(extra);
         }
