@@ -29,5 +29,5 @@ mod stream;
 
 pub use handle::Gpu;
 pub(crate) use launch::KernelArgs;
-pub(crate) use stream::Enqueue;
 pub use stream::GpuStream;
+pub(crate) use stream::{Enqueue, ResultSlot};
