@@ -1,7 +1,7 @@
 //! Sums over f32 and i32 with every step of the ladder selectable ([`crate::ladder`]).
 use crate::entries::finish_entry;
 use crate::error::{Error, Result};
-use crate::gpu::{Enqueue, GpuStream, KernelArgs};
+use crate::gpu::{Enqueue, GpuStream, KernelArgs, ResultSlot};
 use crate::ladder::{ladder_grid, ladder_index, Finish, ReduceStrategy, SumElement};
 use crate::launch::check_grid;
 use cust::memory::DeviceSlice;
@@ -9,22 +9,24 @@ use kernels::config::{finish, FINISH_BLOCK};
 
 impl GpuStream {
     /// Sum of `input` (0 for empty input). i32 sums wrap on overflow. The kernel stores the
-    /// result straight into the stream's pinned host slot (an atomic finish adds into a device
-    /// slot, copied there after), and the call waits for this stream only.
+    /// result straight into the stream's page-locked words, tagged with the call's sequence
+    /// number (an atomic finish adds into a device slot, copied there after), and the call
+    /// waits for this stream only.
     pub fn reduce_sum<T: SumElement>(&self, input: &DeviceSlice<T>, strategy: ReduceStrategy) -> Result<T> {
         strategy.validate()?;
         if input.is_empty() {
             return Ok(T::default());
         }
-        let direct = strategy.resolve(input.len() * std::mem::size_of::<T>()).1 != Finish::Atomic;
+        let fin = strategy.resolve(input.len() * std::mem::size_of::<T>()).1;
         let mut q = self.lock()?;
-        let out = q.value_slot(direct);
+        let slot = q.value_slot(matches!(fin, Finish::LastBlock | Finish::Flagged | Finish::SecondPass))?;
         // SAFETY: the value slot is this stream's scratch (locked in `q`, freed only with the
-        // stream): `RESULT_WORDS` words ≥ one T, device-addressable (the pinned slot only with
-        // unified addressing).
-        match unsafe { enqueue_sum(&mut q, input, out, strategy)? } {
+        // stream): the device slot holds `RESULT_WORDS` words ≥ one T, the tagged words (with
+        // unified addressing, device-addressable) the chunks of one T.
+        match unsafe { enqueue_sum(&mut q, input, slot, strategy)? } {
             Some(v) => Ok(v),
-            None => q.read_value::<T, 1>(direct).map(|[v]| v),
+            // SAFETY: T is f32 or i32.
+            None => unsafe { q.read_value::<T, 1>(slot) }.map(|[v]| v),
         }
     }
 
@@ -42,22 +44,24 @@ impl GpuStream {
         }
         self.check_lent("out", out)?;
         let mut q = self.lock()?;
+        let slot = ResultSlot::device(out.as_device_ptr().as_raw());
         // SAFETY: `out` is a device slice of at least one T (checked above), borrowed for the
         // enqueue; its free would wait for the kernel (`cuMemFree`).
-        unsafe { enqueue_sum(&mut q, input, out.as_device_ptr().as_raw(), strategy) }
+        unsafe { enqueue_sum(&mut q, input, slot, strategy) }
     }
 }
 
-/// Enqueues the sum of `input` into the device word at `out_ptr` (a validated strategy); with
-/// `Finish::Host` waits and returns the value instead.
+/// Enqueues the sum of `input` to `slot` (a validated strategy); with `Finish::Host` waits and
+/// returns the value instead.
 ///
 /// # Safety
-/// `out_ptr` is the device-addressable address of one T that stays allocated until the queued
-/// kernels have run.
+/// `slot.out` is the device-addressable address of one T; `slot.tagged` is 0, or (with a
+/// `LastBlock`, `Flagged` or `SecondPass` finish) the device-addressable address of the tagged
+/// words of one T. Both stay allocated until the queued kernels have run.
 unsafe fn enqueue_sum<T: SumElement>(
     q: &mut Enqueue<'_>,
     input: &DeviceSlice<T>,
-    out_ptr: u64,
+    slot: ResultSlot,
     strategy: ReduceStrategy,
 ) -> Result<Option<T>> {
     let size = std::mem::size_of::<T>();
@@ -67,8 +71,8 @@ unsafe fn enqueue_sum<T: SumElement>(
         if fin == Finish::Host {
             return Ok(Some(T::default()));
         }
-        // SAFETY: `out_ptr` holds one T (this function's contract).
-        unsafe { q.zero(out_ptr, size)? };
+        // SAFETY: `slot.out` holds one T (this function's contract).
+        unsafe { q.zero(slot.out, size)? };
         return Ok(None);
     }
     let gpu = q.gpu();
@@ -80,26 +84,31 @@ unsafe fn enqueue_sum<T: SumElement>(
     };
     let counter = q.counter();
     if fin == Finish::Atomic {
-        // SAFETY: `out_ptr` holds one T (this function's contract).
-        unsafe { q.zero(out_ptr, size)? };
+        // SAFETY: `slot.out` holds one T (this function's contract).
+        unsafe { q.zero(slot.out, size)? };
     }
+    // A second pass's first launch stores partials only; the second stores the result.
+    let first = if fin == Finish::SecondPass { ResultSlot::device(slot.out) } else { slot };
     let mut args = KernelArgs::new();
-    args.slice("input", input).u32(grain).u32(mode(fin)).ptr(partials).ptr(counter).ptr(out_ptr);
+    args.slice("input", input).u32(grain).u32(mode(fin)).ptr(partials).ptr(counter);
+    args.ptr(first.out).ptr(first.tagged).u32(first.seq);
     // SAFETY: `ladder_index` names `reduce_{step}_{T}_b{block}`, the instance built for this
     // block size, whose parameters are (input: &[T], grain: u32, mode: u32, partials: *mut T,
-    // counter: *mut u32, out: *mut T), pushed in that order, and `grid` is the step's own
-    // launch arithmetic (`LadderKernel::grid`). `input` is a live device slice; `partials`
-    // holds one T per block (`Flagged`: a zeroed 64-bit slot each) and `counter` is the zeroed
-    // ticket, both this stream's scratch, locked in `q`; `out_ptr` holds one T (this
-    // function's contract).
+    // counter: *mut u32, out: *mut T, tagged: *mut u64, seq: u32), pushed in that order, and
+    // `grid` is the step's own launch arithmetic (`LadderKernel::grid`). `input` is a live
+    // device slice; `partials` holds one T per block (`Flagged`: a zeroed 64-bit slot each) and
+    // `counter` is the zeroed ticket, both this stream's scratch, locked in `q`; `out` holds
+    // one T and `tagged` is 0 or, with a finish that stores the result, the words of one T
+    // (this function's contract).
     unsafe { q.launch(ladder_index::<T>(kernel, block), grid, block, &args)? };
     match fin {
         Finish::SecondPass => {
             let mut args = KernelArgs::new();
-            args.ptr(partials).usize(grid as usize).ptr(out_ptr);
-            // SAFETY: `reduce_finish_{T}` takes (partials: &[T], out: *mut T) and one block of
-            // `FINISH_BLOCK` threads; the partials are the `grid` values the launch above
-            // writes first in this stream's order; `out_ptr` holds one T.
+            args.ptr(partials).usize(grid as usize).ptr(slot.out).ptr(slot.tagged).u32(slot.seq);
+            // SAFETY: `reduce_finish_{T}` takes (partials: &[T], out: *mut T, tagged: *mut u64,
+            // seq: u32) and one block of `FINISH_BLOCK` threads; the partials are the `grid`
+            // values the launch above writes first in this stream's order; `slot` holds one T
+            // (this function's contract).
             unsafe { q.launch(finish_entry(T::NAME), 1, FINISH_BLOCK, &args)? };
             Ok(None)
         }

@@ -8,7 +8,7 @@
 //! - Every call is one deterministic launch (16-byte vector loads, last-block finish).
 use crate::entries::{f64acc_entry, typed_entry};
 use crate::error::{Error, Result};
-use crate::gpu::{Enqueue, GpuStream, KernelArgs};
+use crate::gpu::{Enqueue, GpuStream, KernelArgs, ResultSlot};
 use crate::launch::{fast_launch, vectorized_grid};
 use cust::memory::{DeviceCopy, DeviceSlice};
 
@@ -58,17 +58,18 @@ pub fn typed_entry_point<T: TypedElement>(op: TypedOp) -> String {
     format!("{}_{}", op.name(), T::NAME)
 }
 
-/// Enqueues typed kernel `entry` over `input` (not empty), writing its accumulator(s) at `out_ptr`.
+/// Enqueues typed kernel `entry` over `input` (not empty), storing its accumulator to `slot`.
 ///
 /// # Safety
-/// `entry` takes `(input: &[T], partials: *mut Acc, counter: *mut u32, out: *mut Acc)` with an
-/// accumulator `Acc` of at most two `A` (a minmax's pair); `out_ptr` is the device-addressable
-/// address of one `Acc` that stays allocated until the kernel has run.
+/// `entry` takes `(input: &[T], partials: *mut Acc, counter: *mut u32, out: *mut Acc, tagged:
+/// *mut u64, seq: u32)` with an accumulator `Acc` of at most two `A` (a minmax's pair);
+/// `slot.out` is the device-addressable address of one `Acc`, `slot.tagged` 0 or that of the
+/// tagged words of one `Acc`, both allocated until the kernel has run.
 unsafe fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
     q: &mut Enqueue<'_>,
     entry: usize,
     input: &DeviceSlice<T>,
-    out_ptr: u64,
+    slot: ResultSlot,
 ) -> Result<()> {
     let bytes = input.len() * std::mem::size_of::<T>();
     let (block, grain) = fast_launch(bytes);
@@ -79,52 +80,56 @@ unsafe fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
     let partials = q.partials(grid as usize * 2 * std::mem::size_of::<A>())?;
     let counter = q.counter();
     let mut args = KernelArgs::new();
-    args.slice("input", input).ptr(partials).ptr(counter).ptr(out_ptr);
-    // SAFETY: the parameters and `out_ptr` are this function's contract; `partials` holds two
-    // `A` per block of `grid`, so one `Acc` each; `counter` is the stream's zeroed ticket; the
+    args.slice("input", input).ptr(partials).ptr(counter).ptr(slot.out).ptr(slot.tagged).u32(slot.seq);
+    // SAFETY: the parameters and `slot` are this function's contract; `partials` holds two `A`
+    // per block of `grid`, so one `Acc` each; `counter` is the stream's zeroed ticket; the
     // block comes from `FAST_LAUNCH`, whole warps up to `MAX_BLOCK`, as the typed kernels ask
     // (any grid). The scratch is this stream's, locked in `q`.
     unsafe { q.launch(entry, grid, block, &args) }
 }
 
-/// Enqueues the sum of `input` (f64-accumulated for f32 when `f64acc`) at `out_ptr`.
+/// Enqueues the sum of `input` (f64-accumulated for f32 when `f64acc`) to `slot`.
 ///
 /// # Safety
-/// `A` is the entry's accumulator: `T::Sum`, or f64 with `f64acc` (and `T` = f32); `out_ptr`
-/// is the device-addressable address of one `A` that stays allocated until the kernel has run.
+/// `A` is the entry's accumulator: `T::Sum`, or f64 with `f64acc` (and `T` = f32); `slot` is
+/// as [`enqueue_typed`] asks for one `A`.
 unsafe fn enqueue_sum<T: TypedElement, A: DeviceCopy>(
     q: &mut Enqueue<'_>,
     input: &DeviceSlice<T>,
-    out_ptr: u64,
+    slot: ResultSlot,
     f64acc: bool,
 ) -> Result<()> {
     if input.is_empty() {
-        // SAFETY: `out_ptr` holds one `A` (this function's contract).
-        return unsafe { q.zero(out_ptr, std::mem::size_of::<A>()) };
+        // SAFETY: `slot.out` holds one `A` (this function's contract).
+        return unsafe { q.zero(slot.out, std::mem::size_of::<A>()) };
     }
     let entry = if f64acc { f64acc_entry() } else { typed_entry(TypedOp::Sum as usize, T::NAME) };
     // SAFETY: `sum_{T}` takes `&[T]` and accumulates in `T::Sum`, `sum_f32_f64acc` takes `&[f32]`
-    // and accumulates in f64: `A`, one accumulator, at `out_ptr` (this function's contract).
-    unsafe { enqueue_typed::<T, A>(q, entry, input, out_ptr) }
+    // and accumulates in f64: `A`, one accumulator, which `slot` takes (this function's contract).
+    unsafe { enqueue_typed::<T, A>(q, entry, input, slot) }
 }
 
-/// Enqueues min, max or minmax of `input` at `out_ptr`; `Error::Empty` on empty input.
+/// Enqueues min, max or minmax of `input` to `slot`; `Error::Empty` on empty input.
 ///
 /// # Safety
-/// `out_ptr` is the device-addressable address of one `T` (two for minmax) that stays
-/// allocated until the kernel has run.
+/// `slot` is as [`enqueue_typed`] asks for one `T` (two for minmax).
 unsafe fn enqueue_extreme<T: TypedElement>(
     q: &mut Enqueue<'_>,
     op: TypedOp,
     input: &DeviceSlice<T>,
-    out_ptr: u64,
+    slot: ResultSlot,
 ) -> Result<()> {
     if input.is_empty() {
         return Err(Error::Empty { op: op.name() });
     }
     // SAFETY: `{op}_{T}` takes `&[T]` and accumulates in `T` (min, max) or a `MinMax<T>` pair
-    // (minmax), which `out_ptr` holds (this function's contract).
-    unsafe { enqueue_typed::<T, T>(q, typed_entry(op as usize, T::NAME), input, out_ptr) }
+    // (minmax), which `slot` takes (this function's contract).
+    unsafe { enqueue_typed::<T, T>(q, typed_entry(op as usize, T::NAME), input, slot) }
+}
+
+/// `out` as a result slot in device memory.
+fn device_slot<A: DeviceCopy>(out: &mut DeviceSlice<A>) -> ResultSlot {
+    ResultSlot::device(out.as_device_ptr().as_raw())
 }
 
 fn need_out<A: DeviceCopy>(out: &DeviceSlice<A>, len: usize) -> Result<()> {
@@ -151,7 +156,7 @@ impl GpuStream {
                 self.check_lent("out", out)?;
                 // SAFETY: `out` is a device slice of the one or two `T` the op writes (checked
                 // above), lent for the enqueue; its free would wait for the kernel.
-                unsafe { enqueue_extreme(&mut self.lock()?, op, input, out.as_device_ptr().as_raw()) }
+                unsafe { enqueue_extreme(&mut self.lock()?, op, input, device_slot(out)) }
             }
         }
     }
@@ -162,7 +167,7 @@ impl GpuStream {
         self.check_lent("out", out)?;
         // SAFETY: `out` is a device slice of at least one `T::Sum` (checked above), lent for the
         // enqueue; its free would wait for the kernel.
-        unsafe { enqueue_sum::<T, T::Sum>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), false) }
+        unsafe { enqueue_sum::<T, T::Sum>(&mut self.lock()?, input, device_slot(out), false) }
     }
 
     /// Enqueues the f64-accumulated sum of f32 `input` into `out[0]` without waiting.
@@ -171,22 +176,24 @@ impl GpuStream {
         self.check_lent("out", out)?;
         // SAFETY: `out` is a device slice of at least one f64 (checked above), lent for the
         // enqueue; its free would wait for the kernel.
-        unsafe { enqueue_sum::<f32, f64>(&mut self.lock()?, input, out.as_device_ptr().as_raw(), true) }
+        unsafe { enqueue_sum::<f32, f64>(&mut self.lock()?, input, device_slot(out), true) }
     }
 
     /// Sum of `input` in its wider accumulator (0 when empty). Value calls (this and the four
-    /// below) have the kernel store the result straight into the stream's pinned host slot and
-    /// wait for this stream only; they allocate nothing once the stream's scratch has grown.
+    /// below) have the kernel store the result straight into the stream's page-locked words,
+    /// tagged with the call's sequence number, and wait for this stream only; they allocate
+    /// nothing once the stream's scratch has grown.
     pub fn sum<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T::Sum> {
         if input.is_empty() {
             return Ok(T::Sum::default());
         }
         let mut q = self.lock()?;
-        let out = q.value_slot(true);
-        // SAFETY: the value slot is this stream's locked scratch: `RESULT_WORDS` words, room for
-        // any accumulator.
-        unsafe { enqueue_sum::<T, T::Sum>(&mut q, input, out, false)? };
-        q.read_value::<T::Sum, 1>(true).map(|[v]| v)
+        let slot = q.value_slot(true)?;
+        // SAFETY: the value slot is this stream's locked scratch, with room for any accumulator
+        // (`RESULT_WORDS` words; tagged words for a `MinMax<f64>`).
+        unsafe { enqueue_sum::<T, T::Sum>(&mut q, input, slot, false)? };
+        // SAFETY: every `T::Sum` is u64, i64, f32 or f64.
+        unsafe { q.read_value::<T::Sum, 1>(slot) }.map(|[v]| v)
     }
 
     /// Sum of f32 `input` accumulated in f64.
@@ -195,11 +202,11 @@ impl GpuStream {
             return Ok(0.0);
         }
         let mut q = self.lock()?;
-        let out = q.value_slot(true);
-        // SAFETY: the value slot is this stream's locked scratch: `RESULT_WORDS` words, room for
-        // the f64.
-        unsafe { enqueue_sum::<f32, f64>(&mut q, input, out, true)? };
-        q.read_value::<f64, 1>(true).map(|[v]| v)
+        let slot = q.value_slot(true)?;
+        // SAFETY: the value slot is this stream's locked scratch, with room for the f64.
+        unsafe { enqueue_sum::<f32, f64>(&mut q, input, slot, true)? };
+        // SAFETY: f64.
+        unsafe { q.read_value::<f64, 1>(slot) }.map(|[v]| v)
     }
 
     /// Minimum of `input`; `Error::Empty` when empty.
@@ -220,11 +227,12 @@ impl GpuStream {
 
     fn extreme<T: TypedElement, const K: usize>(&self, op: TypedOp, input: &DeviceSlice<T>) -> Result<[T; K]> {
         let mut q = self.lock()?;
-        let out = q.value_slot(true);
-        // SAFETY: the value slot is this stream's locked scratch: `RESULT_WORDS` words, room for
-        // a `MinMax<T>` of the widest T (f64).
-        unsafe { enqueue_extreme(&mut q, op, input, out)? };
-        q.read_value::<T, K>(true)
+        let slot = q.value_slot(true)?;
+        // SAFETY: the value slot is this stream's locked scratch, with room for a `MinMax<T>` of
+        // the widest T (f64).
+        unsafe { enqueue_extreme(&mut q, op, input, slot)? };
+        // SAFETY: every `TypedElement` is an integer or float type.
+        unsafe { q.read_value::<T, K>(slot) }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Block level: a shuffle-based block reduction and the ways blocks hand on their result.
 use crate::config::{finish, WARP_SIZE};
 use crate::ops::{AtomicAdd, ReduceOp};
+use crate::publish::{publish, Chunks};
 use crate::shared::shared_array;
 use crate::warp;
 use core::ptr::{read_volatile, write_volatile};
@@ -63,18 +64,49 @@ pub fn fence_acq_rel_gpu() {
     unsafe { asm!("fence.acq_rel.gpu;") }
 }
 
+/// Where a kernel's final result goes: `ptr` in device memory or, for a value call (`tagged`
+/// not null), the host's words at `tagged`, tagged with the call's sequence number `seq`
+/// ([`publish`]).
+#[derive(Clone, Copy)]
+pub struct Out<A> {
+    pub ptr: *mut A,
+    pub tagged: *mut u64,
+    pub seq: u32,
+}
+
+impl<A: Chunks> Out<A> {
+    /// A result that goes to device memory only.
+    #[inline(always)]
+    pub fn device(ptr: *mut A) -> Out<A> {
+        Out { ptr, tagged: core::ptr::null_mut(), seq: 0 }
+    }
+
+    /// Stores the final result `v` where it goes: every kernel's last store, by one thread.
+    #[inline(always)]
+    pub unsafe fn store(self, v: A) {
+        if self.tagged.is_null() {
+            *self.ptr = v;
+        } else {
+            publish(v, self.tagged, self.seq);
+        }
+    }
+}
+
 /// `finish::LAST_BLOCK`: every block stores its value (valid in thread 0) to `partials`, takes
-/// a ticket, and the last block folds all partials in block order into `out[0]`, then resets
-/// `counter` to 0 for the next launch. One launch, deterministic. A one-block grid writes its
-/// value straight to `out[0]`.
+/// a ticket, and the last block folds all partials in block order into `out`, then resets
+/// `counter` to 0 for the next launch. One launch, deterministic. A one-block grid stores its
+/// value straight to `out`.
 #[inline(always)]
-pub unsafe fn finish_last_block<O: ReduceOp>(v: O::Acc, partials: *mut O::Acc, counter: *mut u32, out: *mut O::Acc) {
+pub unsafe fn finish_last_block<O: ReduceOp>(v: O::Acc, partials: *mut O::Acc, counter: *mut u32, out: Out<O::Acc>)
+where
+    O::Acc: Chunks,
+{
     let is_last = shared_array!(SHARED_BLOCK_IS_LAST: [u32; 1]);
     let grid = grid_dim_x();
     if grid == 1 {
         // One block: its value is the result; no partial, ticket or fence (small value calls).
         if thread_idx_x() == 0 {
-            *out = v;
+            out.store(v);
         }
         return;
     }
@@ -89,7 +121,7 @@ pub unsafe fn finish_last_block<O: ReduceOp>(v: O::Acc, partials: *mut O::Acc, c
         fence_acq_rel_gpu();
         let total = reduce_array::<O>(partials, grid as usize);
         if thread_idx_x() == 0 {
-            *out = total;
+            out.store(total);
             write_volatile(counter, 0);
         }
     }
@@ -170,21 +202,21 @@ pub unsafe fn start_ticket(mode: u32, counter: *mut u32) -> u32 {
 
 /// `finish::FLAGGED`: every block stores (ready, value) in its slot, one 64-bit word: no fence.
 /// The block that drew the last ticket (`start_ticket`) folds every slot in block order into
-/// `out[0]`, clearing them, and resets `counter`; the others exit.
+/// `out`, clearing them, and resets `counter`; the others exit.
 ///
 /// Progress under any dispatch order: the folding block waits only for blocks that drew their
 /// tickets before it, so they are running, and they wait for nothing. Deterministic: the fold
-/// follows block order whichever block folds. A one-block grid writes its value straight out.
+/// follows block order whichever block folds. A one-block grid stores its value straight out.
 #[inline(always)]
-pub unsafe fn finish_flagged<O: ReduceOp>(v: O::Acc, ticket: u32, slots: *mut u64, counter: *mut u32, out: *mut O::Acc)
+pub unsafe fn finish_flagged<O: ReduceOp>(v: O::Acc, ticket: u32, slots: *mut u64, counter: *mut u32, out: Out<O::Acc>)
 where
-    O::Acc: Word,
+    O::Acc: Word + Chunks,
 {
     let folds = shared_array!(SHARED_FLAGGED_FOLDS: [u32; 1]);
     let (grid, tid) = (grid_dim_x(), thread_idx_x());
     if grid == 1 {
         if tid == 0 {
-            *out = v;
+            out.store(v);
         }
         return;
     }
@@ -213,7 +245,7 @@ where
     }
     let total = reduce::<O>(acc);
     if tid == 0 {
-        *out = total;
+        out.store(total);
         // Every other block drew its ticket before this one's: no later add of this launch.
         write_volatile(counter, 0);
     }
@@ -228,15 +260,15 @@ pub unsafe fn emit<O: AtomicAdd>(
     ticket: u32,
     partials: *mut O::Acc,
     counter: *mut u32,
-    out: *mut O::Acc,
+    out: Out<O::Acc>,
 )
 where
-    O::Acc: Word,
+    O::Acc: Word + Chunks,
 {
     match mode {
         finish::ATOMIC => {
             if thread_idx_x() == 0 {
-                O::atomic_add(out, v);
+                O::atomic_add(out.ptr, v);
             }
         }
         finish::LAST_BLOCK => finish_last_block::<O>(v, partials, counter, out),

@@ -2,8 +2,9 @@
 //! rustc_codegen_nvvm, and the constants the host shares with them ([`config`]).
 //!
 //! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]), per-thread
-//! loads and folds ([`thread`]), warp reductions ([`warp`]),
-//! block reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`sgemv`]).
+//! loads and folds ([`thread`]), warp reductions ([`warp`]), the host's tagged result words
+//! ([`publish`]), block reductions ([`block`]), then the device-wide kernels ([`reduce`],
+//! [`typed`], [`sgemv`]).
 #![cfg_attr(
     target_os = "cuda",
     no_std,
@@ -24,5 +25,5 @@ pub mod reduce;
 pub mod sgemv;
 pub mod typed;
 
-gpu_modules!(pub block, ops, packed, shuffle, thread, warp);
+gpu_modules!(pub block, ops, packed, publish, shuffle, thread, warp);
 gpu_modules!(shared);

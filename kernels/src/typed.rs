@@ -4,10 +4,14 @@
 //! Sums accumulate wider: u8/u16/u32 → u64, i8/i16/i32 → i64, f32 → f32 (or f64 in
 //! `sum_f32_f64acc`), f64 → f64. Float min/max propagate NaN (see [`crate::ops`]).
 //!
+//! Every entry point takes `(input, partials, counter, out, tagged, seq)`.
+//!
 //! # Safety
 //! Launch with any block of whole warps up to `MAX_BLOCK` threads and any grid; `partials`
 //! holds `gridDim.x` accumulators, `counter` is a u32 that is 0 before the launch (the kernel
-//! leaves it 0), `out` one accumulator.
+//! leaves it 0); `tagged` is null and `out` holds one accumulator, or `tagged` holds the 8-byte
+//! aligned, device-addressable words of a value call, which take the result instead, tagged
+//! with `seq` ([`crate::publish`]).
 //! Thread mapping: see [`crate::thread::fold_vectorized`].
 #[cfg(target_os = "cuda")]
 use crate::{
@@ -24,9 +28,11 @@ macro_rules! typed_entry {
     ($name:ident: $e:ty => $op:ty, $acc:ty) => {
         #[cfg(target_os = "cuda")]
         #[kernel]
-        pub unsafe fn $name(input: &[$e], partials: *mut $acc, counter: *mut u32, out: *mut $acc) {
+        pub unsafe fn $name(
+            input: &[$e], partials: *mut $acc, counter: *mut u32, out: *mut $acc, tagged: *mut u64, seq: u32,
+        ) {
             let v = block::reduce::<$op>(fold_vectorized::<$e, $op>(input));
-            block::finish_last_block::<$op>(v, partials, counter, out);
+            block::finish_last_block::<$op>(v, partials, counter, block::Out { ptr: out, tagged, seq });
         }
     };
 }

@@ -50,5 +50,5 @@ mod transfer;
 
 pub use handle::Gpu;
 pub(crate) use launch::KernelArgs;
-pub(crate) use stream::Enqueue;
 pub use stream::GpuStream;
+pub(crate) use stream::{Enqueue, ResultSlot};

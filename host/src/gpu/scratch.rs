@@ -1,12 +1,15 @@
 //! A stream's scratch: per-block partials, the ticket counter, flagged slots and the value
-//! calls' result slots. Buffers grow by doubling and are then reused; the stream uses them in
-//! its own order only (under its lock).
+//! calls' result slots and sequence numbers. Buffers grow by doubling and are then reused; the
+//! stream uses them in its own order only (under its lock).
 use crate::error::{alloc, Check, Result};
 use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
 use cust::stream::Stream;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// 64-bit words of the result slots: the largest value call result, a `MinMax<f64>`.
 pub(super) const RESULT_WORDS: usize = 2;
+/// Tagged words a value call's result takes at most: a `MinMax<f64>` in 32-bit chunks.
+pub(super) const TAGGED_WORDS: usize = 4;
 
 /// Initial size of the partials and flagged scratch (in 64-bit words).
 const INITIAL_SCRATCH_WORDS: usize = 1024;
@@ -22,6 +25,13 @@ pub(super) struct Scratch {
     pub(super) result: DeviceBuffer<u64>,
     /// Page-locked host copy of `result` (`RESULT_WORDS` words).
     pub(super) host: LockedBuffer<u64>,
+    /// Page-locked words where value calls' kernels publish their results (`TAGGED_WORDS`),
+    /// each a 32-bit chunk under a sequence number (`kernels::publish`). Accessed as atomics only.
+    tagged: LockedBuffer<u64>,
+    /// The value calls' sequence numbers.
+    pub(super) sequence: Sequence,
+    /// Value calls whose result did not arrive within the spin and that waited for the stream.
+    pub(super) value_fallbacks: usize,
     /// Device allocations made so far (for tests: value calls stop allocating once grown).
     allocations: usize,
 }
@@ -30,12 +40,17 @@ impl Scratch {
     /// The initial scratch, its zeroing enqueued on `stream`.
     pub(super) fn new(stream: &Stream) -> Result<Scratch> {
         let host = LockedBuffer::new(&0u64, RESULT_WORDS).check("cuMemAllocHost")?;
+        // Tag 0, which no value call uses.
+        let tagged = LockedBuffer::new(&0u64, TAGGED_WORDS).check("cuMemAllocHost")?;
         let scratch = Scratch {
             partials: alloc(INITIAL_SCRATCH_WORDS)?,
             counter: alloc(1)?,
             flagged: alloc(INITIAL_SCRATCH_WORDS)?,
             result: alloc(RESULT_WORDS)?,
             host,
+            tagged,
+            sequence: Sequence::default(),
+            value_fallbacks: 0,
             allocations: 4,
         };
         zero_async(stream, &scratch.counter)?;
@@ -76,6 +91,50 @@ impl Scratch {
     /// The zeroed ticket counter of `finish::LAST_BLOCK`.
     pub(super) fn counter(&self) -> u64 {
         self.counter.as_device_ptr().as_raw()
+    }
+
+    /// The address of the tagged words, on the host and (unified addressing) the device.
+    pub(super) fn tagged_address(&self) -> u64 {
+        self.tagged.as_ptr() as u64
+    }
+
+    /// The first `n` tagged words.
+    pub(super) fn tagged_words(&self, n: usize) -> &[AtomicU64] {
+        assert!(n <= TAGGED_WORDS, "a value call's result takes at most {} tagged words", TAGGED_WORDS);
+        // SAFETY: the page-locked buffer holds `TAGGED_WORDS` u64s, aligned as u64s are (8 bytes
+        // on every 64-bit target, as AtomicU64), and lives as long as `self`. The host touches
+        // them only through these atomics; kernels store whole aligned words at system scope.
+        unsafe { std::slice::from_raw_parts(self.tagged.as_ptr() as *const AtomicU64, n) }
+    }
+
+    /// Sets every tagged word to tag 0, which no value call uses (no kernel may still store there).
+    pub(super) fn clear_tagged(&self) {
+        for w in self.tagged_words(TAGGED_WORDS) {
+            w.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A stream's value call sequence numbers: 1, 2, …, `u32::MAX`, then 1 again. 0 is never
+/// issued (the cleared words' tag), and each number is larger than the ones before it within a
+/// round, so a word from an earlier call of the round never carries the current number.
+#[derive(Debug, Default)]
+pub(super) struct Sequence {
+    last: u32,
+}
+
+impl Sequence {
+    /// The numbers that follow `last`.
+    pub(super) fn after(last: u32) -> Sequence {
+        Sequence { last }
+    }
+
+    /// The next number, and whether it starts a new round: words may then still carry it from
+    /// the last round, and must be cleared before it is used.
+    pub(super) fn next(&mut self) -> (u32, bool) {
+        let new_round = self.last == u32::MAX;
+        self.last = if new_round { 1 } else { self.last + 1 };
+        (self.last, new_round)
     }
 }
 
@@ -122,6 +181,24 @@ pub(super) unsafe fn memset_zero(stream: &Stream, ptr: u64, bytes: usize) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sequence_numbers_rise_skip_zero_and_flag_each_new_round() {
+        let mut seq = Sequence::default();
+        assert_eq!(seq.next(), (1, false));
+        assert_eq!(seq.next(), (2, false));
+        let mut seq = Sequence::after(u32::MAX - 1);
+        assert_eq!(seq.next(), (u32::MAX, false));
+        assert_eq!(seq.next(), (1, true), "after u32::MAX: 1, never 0, and the words must be cleared");
+        assert_eq!(seq.next(), (2, false));
+        let mut seq = Sequence::default();
+        let mut last = 0;
+        for _ in 0..100_000 {
+            let (n, new_round) = seq.next();
+            assert!(n > last && !new_round, "{} after {}", n, last);
+            last = n;
+        }
+    }
 
     #[test]
     fn words_round_bytes_up() {

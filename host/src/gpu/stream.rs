@@ -1,24 +1,17 @@
-//! [`GpuStream`]: a stream of the library with its own scratch, taken under a lock, and the
-//! value calls' result slot.
+//! [`GpuStream`]: a stream of the library with its own scratch, taken under a lock, and how
+//! value calls get their result: from tagged words the kernel stores into page-locked memory.
 use super::context::Entered;
 use super::device::{device_methods, LoadedDevice};
-use super::scratch::{memset_zero, words, Scratch, RESULT_WORDS};
+use super::scratch::{memset_zero, words, Scratch, Sequence, RESULT_WORDS, TAGGED_WORDS};
 use crate::error::{Check, Result};
 use cust::memory::{AsyncCopyDestination, DeviceCopy, DevicePointer, DeviceSlice};
 use cust::stream::{Stream, StreamFlags};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
-/// The byte a value call's pinned slot holds until the kernel stores the result.
-const UNWRITTEN: u8 = 0xa5;
 /// How long a value call spins for its result before it waits for the stream instead.
-const VALUE_SPIN: std::time::Duration = std::time::Duration::from_micros(20);
-
-/// Whether `e`'s bytes differ from the `UNWRITTEN` pattern.
-fn written<E>(e: &E) -> bool {
-    // SAFETY: reads the bytes of a plain value.
-    let bytes = unsafe { std::slice::from_raw_parts(e as *const E as *const u8, std::mem::size_of::<E>()) };
-    bytes.iter().any(|&b| b != UNWRITTEN)
-}
+const VALUE_SPIN: Duration = Duration::from_micros(20);
 
 /// A stream of the library with its own scratch; every entry point is a method of it.
 /// Obtained from [`Gpu::new_stream`](super::Gpu::new_stream) or, for the handle's own,
@@ -58,6 +51,21 @@ impl GpuStream {
     /// workload, further calls allocate nothing.
     pub fn scratch_allocations(&self) -> usize {
         self.lock().map(|g| g.scratch.allocations()).unwrap_or(0)
+    }
+
+    /// Value calls of this stream whose result had not arrived when the spin ended, and that
+    /// waited for the stream instead (a long kernel, a busy device, a descheduled thread).
+    #[doc(hidden)]
+    pub fn value_fallbacks(&self) -> usize {
+        self.lock().map(|g| g.scratch.value_fallbacks).unwrap_or(0)
+    }
+
+    /// Makes `last` this stream's last value call sequence number (for tests of the round
+    /// change after `u32::MAX`).
+    #[doc(hidden)]
+    pub fn set_last_value_sequence(&self, last: u32) -> Result<()> {
+        self.lock()?.scratch.sequence = Sequence::after(last);
+        Ok(())
     }
 
     /// Blocks of `block` threads of entry point `entry` one SM holds at once (registers and
@@ -127,64 +135,70 @@ impl<'a> Enqueue<'a> {
         unsafe { memset_zero(&self.stream.stream, ptr, bytes) }
     }
 
-    /// Where a value call's kernel writes its result: with `direct` (a kernel that stores its
-    /// final result once, at its end) and unified addressing, the pinned host slot itself,
-    /// filled first with `UNWRITTEN` bytes so that [`Enqueue::read_value`] sees the store land;
-    /// otherwise the device result slot (`RESULT_WORDS` words), copied after.
-    pub(crate) fn value_slot(&mut self, direct: bool) -> u64 {
-        if direct && self.stream.shared.unified {
-            let slot = self.scratch.host.as_mut_ptr() as *mut u8;
-            for i in 0..RESULT_WORDS * 8 {
-                // SAFETY: within the pinned slot, which no queued kernel writes (the last value
-                // call's kernel wrote it once, and its value was read).
-                unsafe { std::ptr::write_volatile(slot.add(i), UNWRITTEN) };
-            }
-            slot as u64
-        } else {
-            self.scratch.result.as_device_ptr().as_raw()
+    /// Where a value call's kernel stores its result. With `publishes` (the kernel's final
+    /// result is stored once, by one thread: `LAST_BLOCK`, `FLAGGED`, a second pass) and unified
+    /// addressing: the stream's tagged words, under the stream's next sequence number; otherwise
+    /// the device result slot (`RESULT_WORDS` words), copied after.
+    pub(crate) fn value_slot(&mut self, publishes: bool) -> Result<ResultSlot> {
+        let device = ResultSlot::device(self.scratch.result.as_device_ptr().as_raw());
+        if !(publishes && self.stream.shared.unified) {
+            return Ok(device);
         }
+        let (seq, new_round) = self.scratch.sequence.next();
+        if new_round {
+            // Words may carry this round's numbers from the last one: clear them once no queued
+            // kernel can store there.
+            self.stream.synchronize()?;
+            self.scratch.clear_tagged();
+        }
+        Ok(ResultSlot { tagged: self.scratch.tagged_address(), seq, ..device })
     }
 
-    /// The value call's `K` results of type `E` from [`Enqueue::value_slot`]`(direct)`. Where the
-    /// kernel stores into the pinned slot, the host spins until every element differs from the
-    /// `UNWRITTEN` pattern (each is written once, with its final value, after the kernel has
-    /// read all its input), for at most `VALUE_SPIN`; then, or where a result may equal the
-    /// pattern, or for a copied result, it waits for the stream.
-    pub(crate) fn read_value<E: Copy, const K: usize>(&mut self, direct: bool) -> Result<[E; K]> {
-        let words = words(K * std::mem::size_of::<E>());
-        assert!(words <= RESULT_WORDS, "a value call result is at most {} words", RESULT_WORDS);
-        let slot = self.scratch.host.as_ptr() as *const E;
-        // SAFETY (both reads): the pinned slot is 8-byte aligned and holds `words` words; E is a
-        // plain value type (integers, floats), so any bytes are a valid E.
-        let read = || -> [E; K] {
-            let mut v = [unsafe { std::ptr::read_volatile(slot) }; K];
-            for (k, e) in v.iter_mut().enumerate().skip(1) {
-                *e = unsafe { std::ptr::read_volatile(slot.add(k)) };
-            }
-            v
-        };
-        if direct && self.stream.shared.unified {
-            let start = std::time::Instant::now();
-            let mut spins = 0u32;
-            loop {
-                let v = read();
-                if v.iter().all(|e| written(e)) {
-                    return Ok(v);
-                }
-                spins = spins.wrapping_add(1);
-                if spins % 256 == 0 && start.elapsed() > VALUE_SPIN {
-                    break;
-                }
-                std::hint::spin_loop();
-            }
-        } else {
-            let scratch = &mut *self.scratch;
-            // SAFETY: both slots live as long as the stream; the copy is waited for below.
-            unsafe { scratch.result.index(..words).async_copy_to(&mut scratch.host[..words], &self.stream.stream) }
-                .check("cuMemcpyDtoHAsync")?;
+    /// The value call's `K` results of type `E`, stored where `slot` says (from
+    /// [`Enqueue::value_slot`], after the kernel is queued). From tagged words: spins until
+    /// every word the result takes carries `slot.seq`, for at most `VALUE_SPIN`, then (a long
+    /// kernel, a fault) waits for the stream and reads them as written. From the device slot:
+    /// copies it and waits.
+    ///
+    /// # Safety
+    /// `E` is an integer or float type: any bytes of its size are a valid `E`.
+    pub(crate) unsafe fn read_value<E: Copy, const K: usize>(&mut self, slot: ResultSlot) -> Result<[E; K]> {
+        let bytes = K * std::mem::size_of::<E>();
+        if slot.tagged == 0 {
+            // SAFETY: any bytes are a valid E (this function's contract).
+            return unsafe { self.copy_value(bytes) };
         }
+        let chunks = (bytes + 3) / 4;
+        let words = match spin_for_tagged(self.scratch.tagged_words(chunks), slot.seq, VALUE_SPIN) {
+            Some(words) => words,
+            None => {
+                self.scratch.value_fallbacks += 1;
+                self.stream.synchronize()?;
+                let words = load_words(self.scratch.tagged_words(chunks));
+                let tags_ok = words[..chunks].iter().all(|&w| tag(w) == slot.seq);
+                assert!(tags_ok, "a value call's kernel finished without publishing sequence number {}", slot.seq);
+                words
+            }
+        };
+        // SAFETY: any bytes are a valid E (this function's contract).
+        Ok(unsafe { from_chunks(&words[..chunks]) })
+    }
+
+    /// Copies the device result slot's first `bytes` to the host slot, waits, and reads them.
+    ///
+    /// # Safety
+    /// As [`Enqueue::read_value`]: any bytes are a valid `E`.
+    unsafe fn copy_value<E: Copy, const K: usize>(&mut self, bytes: usize) -> Result<[E; K]> {
+        let words = words(bytes);
+        assert!(words <= RESULT_WORDS, "a value call result is at most {} words", RESULT_WORDS);
+        let scratch = &mut *self.scratch;
+        // SAFETY: both slots live as long as the stream; the copy is waited for below.
+        unsafe { scratch.result.index(..words).async_copy_to(&mut scratch.host[..words], &self.stream.stream) }
+            .check("cuMemcpyDtoHAsync")?;
         self.stream.synchronize()?;
-        Ok(read())
+        // SAFETY: the host slot holds `words` ≥ `bytes` bytes, read unaligned; any bytes are a
+        // valid E (this function's contract).
+        Ok(unsafe { std::ptr::read_unaligned(self.scratch.host.as_ptr() as *const [E; K]) })
     }
 
     /// Waits for this stream, then copies `len` elements at `ptr` to the host.
@@ -198,19 +212,140 @@ impl<'a> Enqueue<'a> {
     }
 }
 
+/// Where a queued kernel stores its final result: `out` in device memory or, for a value call
+/// (`tagged` not 0), the stream's tagged words with the call's sequence number `seq`. Kernels
+/// take it as their last three parameters, `(out, tagged, seq)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ResultSlot {
+    pub(crate) out: u64,
+    pub(crate) tagged: u64,
+    pub(crate) seq: u32,
+}
+
+impl ResultSlot {
+    /// A result stored at the device address `out` only.
+    pub(crate) fn device(out: u64) -> ResultSlot {
+        ResultSlot { out, tagged: 0, seq: 0 }
+    }
+}
+
+/// The sequence number a tagged word was stored under (its high half).
+fn tag(word: u64) -> u32 {
+    (word >> 32) as u32
+}
+
+/// Each of `words` loaded once. The kernel stores each word with one aligned 64-bit
+/// `st.relaxed.sys` (`kernels::publish`): single-copy atomic at system scope, for every observer
+/// of that scope, this CPU included, over PCIe as on coherent (Grace) hosts; this aligned 64-bit
+/// atomic load then sees one call's whole word, never halves of two. A chunk travels in the same
+/// word as its tag, so no other read depends on an ordering; Acquire costs nothing on x86.
+fn load_words(words: &[AtomicU64]) -> [u64; TAGGED_WORDS] {
+    let mut loaded = [0; TAGGED_WORDS];
+    for (l, w) in loaded.iter_mut().zip(words) {
+        *l = w.load(Ordering::Acquire);
+    }
+    loaded
+}
+
+/// Spins until every one of `words` carries tag `seq`, for at most `budget`: the words then.
+fn spin_for_tagged(words: &[AtomicU64], seq: u32, budget: Duration) -> Option<[u64; TAGGED_WORDS]> {
+    let start = Instant::now();
+    let mut spins = 0u32;
+    loop {
+        let loaded = load_words(words);
+        if loaded[..words.len()].iter().all(|&w| tag(w) == seq) {
+            return Some(loaded);
+        }
+        spins = spins.wrapping_add(1);
+        if spins % 256 == 0 && start.elapsed() > budget {
+            return None;
+        }
+        std::hint::spin_loop();
+    }
+}
+
+/// `K` values of `E` from the 32-bit chunks in the low halves of `words`: chunk `i` holds the
+/// result's bytes `4i..4i + 4`, little-endian (as `kernels::publish` cuts them; CUDA's hosts
+/// are little-endian).
+///
+/// # Safety
+/// Any bytes are a valid `E` (an integer or float type).
+unsafe fn from_chunks<E: Copy, const K: usize>(words: &[u64]) -> [E; K] {
+    let mut bytes = [0u8; 4 * TAGGED_WORDS];
+    for (b, &w) in bytes.chunks_exact_mut(4).zip(words) {
+        b.copy_from_slice(&(w as u32).to_le_bytes());
+    }
+    assert!(std::mem::size_of::<[E; K]>() <= 4 * words.len(), "the chunks hold the whole result");
+    // SAFETY: `bytes` holds the result's bytes (checked above), read unaligned; any bytes are a
+    // valid E (this function's contract).
+    unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const [E; K]) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `value` cut into chunks and tagged with `seq` as `kernels::publish` stores it.
+    fn tagged<E: Copy>(value: E, seq: u32) -> Vec<u64> {
+        let size = std::mem::size_of::<E>();
+        // SAFETY: reads the bytes of a plain value.
+        let bytes = unsafe { std::slice::from_raw_parts(&value as *const E as *const u8, size) };
+        let mut padded = bytes.to_vec();
+        padded.resize((size + 3) / 4 * 4, 0);
+        padded.chunks(4).map(|c| (seq as u64) << 32 | u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64).collect()
+    }
+
     #[test]
-    fn a_value_is_written_once_any_byte_leaves_the_pattern() {
-        assert!(!written(&u32::from_ne_bytes([UNWRITTEN; 4])));
-        assert!(!written(&f64::from_ne_bytes([UNWRITTEN; 8])));
-        assert!(!written(&[UNWRITTEN; 16]));
-        assert!(written(&0u32));
-        assert!(written(&0.0f32));
-        let mut one_byte = [UNWRITTEN; 8];
-        one_byte[7] = 0;
-        assert!(written(&u64::from_ne_bytes(one_byte)));
+    fn chunks_rebuild_every_result_type_bit_for_bit() {
+        let f = f64::from_bits(0xa5a5_a5a5_a5a5_a5a5);
+        // SAFETY (all): integers and floats.
+        assert_eq!(unsafe { from_chunks::<f64, 1>(&tagged(f, 9)) }[0].to_bits(), f.to_bits());
+        assert_eq!(
+            unsafe { from_chunks::<f64, 2>(&tagged([f, -0.0f64], 9)) }.map(f64::to_bits),
+            [f, -0.0].map(f64::to_bits)
+        );
+        assert_eq!(unsafe { from_chunks::<i32, 1>(&tagged(0xa5a5_a5a5u32 as i32, 3)) }, [0xa5a5_a5a5u32 as i32]);
+        assert_eq!(unsafe { from_chunks::<u8, 2>(&tagged([0xa5u8, 7], 3)) }, [0xa5, 7]);
+        assert_eq!(unsafe { from_chunks::<i16, 2>(&tagged([-2i16, 300], 3)) }, [-2, 300]);
+        assert_eq!(unsafe { from_chunks::<u64, 1>(&tagged(u64::MAX - 5, 3)) }, [u64::MAX - 5]);
+        assert_eq!(tagged(1u8, 4).len(), 1);
+        assert_eq!(tagged([1u32, 2], 4).len(), 2);
+    }
+
+    fn atomics(words: &[u64]) -> Vec<AtomicU64> {
+        words.iter().map(|&w| AtomicU64::new(w)).collect()
+    }
+
+    #[test]
+    fn only_words_under_this_calls_number_are_taken() {
+        let budget = Duration::from_micros(200);
+        // The last call's words, and a mix of the last and this call's: not taken.
+        assert_eq!(spin_for_tagged(&atomics(&tagged([1.5f64, 2.5], 41)), 42, budget), None);
+        let mut mixed = tagged([1.5f64, 2.5], 42);
+        mixed[3] = tagged([1.5f64, 9.5], 41)[3];
+        assert_eq!(spin_for_tagged(&atomics(&mixed), 42, budget), None);
+        // Zeroed words carry tag 0, which no call uses.
+        assert_eq!(spin_for_tagged(&atomics(&[0; TAGGED_WORDS]), 1, budget), None);
+        let words = spin_for_tagged(&atomics(&tagged([1.5f64, 2.5], 42)), 42, budget).expect("all tagged");
+        // SAFETY: f64.
+        assert_eq!(unsafe { from_chunks::<f64, 2>(&words) }, [1.5, 2.5]);
+    }
+
+    #[test]
+    fn chunks_stored_in_any_order_by_another_thread_are_all_waited_for() {
+        let words = Arc::new(atomics(&tagged([0u32, 0], 6)));
+        let writer = {
+            let words = words.clone();
+            std::thread::spawn(move || {
+                for (i, &w) in tagged([0xa5a5_a5a5u32, 17], 7).iter().enumerate().rev() {
+                    std::thread::sleep(Duration::from_millis(2));
+                    words[i].store(w, Ordering::Release);
+                }
+            })
+        };
+        let got = spin_for_tagged(&words, 7, Duration::from_secs(10)).expect("published within the budget");
+        writer.join().unwrap();
+        // SAFETY: u32.
+        assert_eq!(unsafe { from_chunks::<u32, 2>(&got) }, [0xa5a5_a5a5, 17]);
     }
 }

@@ -1,18 +1,25 @@
 //! The reduction ladder (Harris, "Optimizing Parallel Reduction in CUDA", plus the shuffle and
 //! vector steps): one kernel per step, f32 and i32 sums, block sizes 128–1024 as const generics.
 //!
-//! Every entry point is `reduce_{step}_{type}_b{block}(input, grain, mode, partials, counter, out)`:
+//! Every entry point is
+//! `reduce_{step}_{type}_b{block}(input, grain, mode, partials, counter, out, tagged, seq)`:
 //! - `input`: the elements; `grain`: elements per thread where the step takes several;
 //! - `mode`: how blocks combine (see [`crate::config::finish`]);
 //! - `partials`: one slot per block (`PARTIALS`, `LAST_BLOCK`), or one zeroed 64-bit slot per
-//!   block (`FLAGGED`); `counter`: a zeroed u32 (`LAST_BLOCK`);
-//! - `out`: the result (`ATOMIC`, `LAST_BLOCK`, `FLAGGED`; zeroed first for `ATOMIC`).
+//!   block (`FLAGGED`); `counter`: a zeroed u32 (`LAST_BLOCK`, `FLAGGED`);
+//! - `out`: the result (`ATOMIC`, `LAST_BLOCK`, `FLAGGED`; zeroed first for `ATOMIC`);
+//! - `tagged`, `seq`: null, or (`LAST_BLOCK`, `FLAGGED`) the host's words where a value call's
+//!   result goes instead of `out`, tagged with its sequence number ([`crate::publish`]).
+//!
+//! The second pass `reduce_finish_{type}(partials, out, tagged, seq)` stores likewise.
 //!
 //! Each step function returns the block's value, valid in thread 0.
 //!
 //! # Safety
 //! Launch with `blockDim.x == B` (the entry point's block) and the grid the host's launch
 //! arithmetic gives for the step; `partials` must hold `gridDim.x` elements (64-bit for `FLAGGED`).
+//! A `tagged` that is not null is device-addressable (page-locked, unified addressing) and
+//! holds the 8-byte aligned words of one result's 32-bit chunks ([`crate::publish::Chunks`]).
 #[cfg(target_os = "cuda")]
 use crate::block;
 #[cfg(target_os = "cuda")]
@@ -79,13 +86,13 @@ macro_rules! ladder {
     };
     (@second_pass $t:ident) => { paste::paste! {
         /// Second pass: one block of `FINISH_BLOCK` threads folds the per-block partials in a
-        /// fixed order and writes `out[0]`. Deterministic.
+        /// fixed order and stores the result in `out[0]` (or the tagged words). Deterministic.
         #[cfg(target_os = "cuda")]
         #[kernel]
-        pub unsafe fn [<reduce_finish_ $t>](partials: &[$t], out: *mut $t) {
+        pub unsafe fn [<reduce_finish_ $t>](partials: &[$t], out: *mut $t, tagged: *mut u64, seq: u32) {
             let total = block::reduce_array::<Sum<$t>>(partials.as_ptr(), partials.len());
             if cuda_std::thread::thread_idx_x() == 0 {
-                *out = total;
+                block::Out { ptr: out, tagged, seq }.store(total);
             }
         }
     }};
@@ -96,10 +103,11 @@ macro_rules! ladder {
         #[kernel]
         pub unsafe fn [<reduce_ $step _ $t _b $b>](
             input: &[$t], grain: u32, mode: u32, partials: *mut $t, counter: *mut u32, out: *mut $t,
+            tagged: *mut u64, seq: u32,
         ) {
             let ticket = block::start_ticket(mode, counter);
             let v = $step::<Sum<$t>, $b>(input, grain);
-            block::emit::<Sum<$t>>(v, mode, ticket, partials, counter, out);
+            block::emit::<Sum<$t>>(v, mode, ticket, partials, counter, block::Out { ptr: out, tagged, seq });
         }
     }};
 }

@@ -31,5 +31,5 @@ pub unsafe fn test_flagged_reverse_tickets_f32_b256(
         ticket = cuda_std::atomic::mid::atomic_fetch_add_u32_device(counter, Ordering::Relaxed, 1);
     }
     let v = vectorized::<Sum<f32>, 256>(input, grain);
-    block::emit::<Sum<f32>>(v, finish::FLAGGED, ticket, partials, counter, out);
+    block::emit::<Sum<f32>>(v, finish::FLAGGED, ticket, partials, counter, block::Out::device(out));
 }
