@@ -54,7 +54,7 @@ impl fmt::Display for Error {
             Error::TooLarge { what, len, max } => write!(f, "{} = {} exceeds the maximum {}", what, len, max),
             Error::NcclUnavailable { library, reason } => write!(
                 f,
-                "multi-GPU work needs NCCL 2, and {} could not be loaded: {}. Install NCCL (Debian/Ubuntu: \
+                "multi-GPU work needs NCCL 2.4 or newer, and {} could not be loaded: {}. Install NCCL (Debian/Ubuntu: \
                  `apt install libnccl2`; or `pip install nvidia-nccl-cu12` and add its lib folder to \
                  LD_LIBRARY_PATH)",
                 library, reason

@@ -3,7 +3,7 @@
 use super::join::Join;
 use crate::error::{Check, Error, Result};
 use crate::gpu::Gpu;
-use crate::nccl::{Comm, Nccl, RawStream};
+use crate::nccl::{Comm, Nccl, NcclVersion, RawStream};
 use cust::memory::{DeviceBuffer, DeviceCopy};
 use std::sync::{Mutex, MutexGuard};
 
@@ -55,8 +55,8 @@ impl MultiGpu {
         self.gpus.len()
     }
 
-    /// NCCL's version code.
-    pub fn nccl_version(&self) -> i32 {
+    /// The loaded NCCL's release.
+    pub fn nccl_version(&self) -> NcclVersion {
         self.nccl.version()
     }
 
