@@ -31,6 +31,12 @@ pub enum Error {
     NcclUnavailable { library: String, reason: String },
     /// An NCCL call failed with its status `code`.
     Nccl { call: &'static str, code: i32, message: String },
+    /// Rank `rank` of a `MultiGpu` failed (`cause`: its stream's CUDA error, its communicator's
+    /// NCCL error, or `TimedOut`). Every communicator was aborted; the `MultiGpu` then returns
+    /// this error from every collective call.
+    RankFailed { rank: usize, cause: Box<Error> },
+    /// Work was still running when a wait's `limit` passed.
+    TimedOut { limit: std::time::Duration },
 }
 
 impl fmt::Display for Error {
@@ -60,6 +66,13 @@ impl fmt::Display for Error {
                 library, reason
             ),
             Error::Nccl { call, code, message } => write!(f, "NCCL call {} failed ({}): {}", call, code, message),
+            Error::RankFailed { rank, cause } => write!(
+                f,
+                "rank {} failed: {}; every NCCL communicator of its MultiGpu was aborted, and it takes no more \
+                 collective work",
+                rank, cause
+            ),
+            Error::TimedOut { limit } => write!(f, "still running after the wait limit of {:?}", limit),
         }
     }
 }
