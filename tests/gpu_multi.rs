@@ -2,27 +2,14 @@
 //! a single rank). Shards of unequal and zero length; exact integer results; f32 sums against
 //! an f64 reference and bit-identical on every rank and every repetition.
 mod common;
+mod multi_gpu;
 
 use common::{download, Rng, U32};
 use cudakernels::cust::memory::DeviceBuffer;
 use cudakernels::multi::upload;
 use cudakernels::nccl::Nccl;
 use cudakernels::{Error, MultiGpu, RowShard, SgemvOptions};
-use std::io::Write;
-
-/// Every visible GPU joined, or `None` after the skip line (a failure with REQUIRE_GPU=1).
-fn multi(test: &str) -> Option<MultiGpu> {
-    let required = std::env::var("REQUIRE_GPU").map(|v| v == "1").unwrap_or(false);
-    match cudakernels::open_all() {
-        Ok(m) => Some(m),
-        Err(e) if !required => {
-            // Past the test harness's capture, as common::gpu prints its skip line.
-            let _ = writeln!(std::io::stderr(), "SKIPPED {}: no CUDA device or no NCCL ({})", test, e);
-            None
-        }
-        Err(e) => panic!("REQUIRE_GPU=1 but the GPUs could not be joined: {}", e),
-    }
-}
+use multi_gpu::multi;
 
 /// Shard lengths for `ranks`: uneven, with an empty one where there are two ranks or more.
 fn uneven(total: usize, ranks: usize) -> Vec<usize> {

@@ -42,6 +42,12 @@ pub enum Error {
     /// A buffer lent to a call is device memory of the stream's device, but allocated in a
     /// context other than the device's primary context, which the library's kernels run in.
     ForeignContext { what: &'static str, address: u64 },
+    /// Rank `rank` of a `MultiGpu` failed (`cause`: its stream's CUDA error, its communicator's
+    /// NCCL error, or `TimedOut`). Every communicator was aborted; the `MultiGpu` then returns
+    /// this error from every collective call.
+    RankFailed { rank: usize, cause: Box<Error> },
+    /// Work was still running when a wait's `limit` passed.
+    TimedOut { limit: std::time::Duration },
 }
 
 impl fmt::Display for Error {
@@ -65,7 +71,7 @@ impl fmt::Display for Error {
             Error::TooLarge { what, len, max } => write!(f, "{} = {} exceeds the maximum {}", what, len, max),
             Error::NcclUnavailable { library, reason } => write!(
                 f,
-                "multi-GPU work needs NCCL 2, and {} could not be loaded: {}. Install NCCL (Debian/Ubuntu: \
+                "multi-GPU work needs NCCL 2.4 or newer, and {} could not be loaded: {}. Install NCCL (Debian/Ubuntu: \
                  `apt install libnccl2`; or `pip install nvidia-nccl-cu12` and add its lib folder to \
                  LD_LIBRARY_PATH)",
                 library, reason
@@ -83,6 +89,13 @@ impl fmt::Display for Error {
                 "{} at {:#x} was allocated in a context other than the device's primary context",
                 what, address
             ),
+            Error::RankFailed { rank, cause } => write!(
+                f,
+                "rank {} failed: {}; every NCCL communicator of its MultiGpu was aborted, and it takes no more \
+                 collective work",
+                rank, cause
+            ),
+            Error::TimedOut { limit } => write!(f, "still running after the wait limit of {:?}", limit),
         }
     }
 }

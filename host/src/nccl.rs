@@ -1,7 +1,8 @@
 //! NCCL, opened at run time: `libnccl.so.2` is loaded with `dlopen` the first time multi-GPU
 //! work asks for it, so builds need no NCCL and single-GPU programs never load it.
 //!
-//! Only the calls the library uses are bound; their C signatures are NCCL 2's stable ABI.
+//! Only the calls the library uses are bound; their C signatures are NCCL 2's stable ABI. It
+//! takes NCCL 2.4 or newer ([`MINIMUM_VERSION`]).
 use crate::error::{Error, Result};
 use std::ffi::{c_void, CStr, CString};
 use std::os::raw::{c_char, c_int};
@@ -38,21 +39,29 @@ pub enum RedOp {
 }
 
 type Status = c_int;
+/// `ncclSuccess`.
+const SUCCESS: Status = 0;
+/// `ncclInProgress`: a non-blocking communicator's call still under way, not an error.
+const IN_PROGRESS: Status = 7;
 type ErrorStringFn = unsafe extern "C" fn(Status) -> *const c_char;
 type CommInitAllFn = unsafe extern "C" fn(*mut Comm, c_int, *const c_int) -> Status;
 type CommFn = unsafe extern "C" fn(Comm) -> Status;
+type AsyncErrorFn = unsafe extern "C" fn(Comm, *mut Status) -> Status;
 /// `ncclAllReduce` (the `c_int` before the communicator is the op) and `ncclBroadcast` (the root).
 type CollectiveFn = unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, Comm, RawStream) -> Status;
 type AllGatherFn = unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, Comm, RawStream) -> Status;
 type GroupFn = unsafe extern "C" fn() -> Status;
+type GetVersionFn = unsafe extern "C" fn(*mut c_int) -> Status;
 
 /// The bound entry points of one loaded `libnccl.so.2`. The library stays loaded for the
 /// process's life (never `dlclose`d): NCCL's proxy threads may outlive a communicator.
 pub struct Nccl {
-    version: c_int,
+    version: NcclVersion,
     get_error_string: ErrorStringFn,
     comm_init_all: CommInitAllFn,
     comm_destroy: CommFn,
+    comm_abort: CommFn,
+    comm_get_async_error: AsyncErrorFn,
     all_reduce: CollectiveFn,
     broadcast: CollectiveFn,
     all_gather: AllGatherFn,
@@ -97,17 +106,26 @@ impl Nccl {
                 unsafe { std::mem::transmute::<*mut c_void, $ty>(symbol($name)?) }
             };
         }
-        let get_version = bind!("ncclGetVersion": unsafe extern "C" fn(*mut c_int) -> Status);
-        let mut version = 0;
+        let get_version = symbol("ncclGetVersion").map_err(|_| {
+            unavailable(format!("it lacks ncclGetVersion (NCCL 2.3.5 and later have it), so it is {}", TOO_OLD))
+        })?;
+        // SAFETY: `ncclGetVersion(int*)`, NCCL's C function of that name.
+        let get_version = unsafe { std::mem::transmute::<*mut c_void, GetVersionFn>(get_version) };
+        let mut code = 0;
         // SAFETY: writes one int.
-        if unsafe { get_version(&mut version) } != 0 || version < 20000 {
-            return Err(unavailable(format!("version code {} is not NCCL 2", version)));
+        let status = unsafe { get_version(&mut code) };
+        if status != SUCCESS {
+            return Err(unavailable(format!("ncclGetVersion failed with status {}", status)));
         }
+        let version = NcclVersion::from_code(code);
+        supported(version).map_err(unavailable)?;
         Ok(Nccl {
             version,
             get_error_string: bind!("ncclGetErrorString": ErrorStringFn),
             comm_init_all: bind!("ncclCommInitAll": CommInitAllFn),
             comm_destroy: bind!("ncclCommDestroy": CommFn),
+            comm_abort: bind!("ncclCommAbort": CommFn),
+            comm_get_async_error: bind!("ncclCommGetAsyncError": AsyncErrorFn),
             all_reduce: bind!("ncclAllReduce": CollectiveFn),
             broadcast: bind!("ncclBroadcast": CollectiveFn),
             all_gather: bind!("ncclAllGather": AllGatherFn),
@@ -116,13 +134,13 @@ impl Nccl {
         })
     }
 
-    /// NCCL's version code (major · 10000 + minor · 100 + patch for 2.9 and later).
-    pub fn version(&self) -> i32 {
+    /// The loaded NCCL's release.
+    pub fn version(&self) -> NcclVersion {
         self.version
     }
 
     fn check(&self, call: &'static str, status: Status) -> Result<()> {
-        if status == 0 {
+        if status == SUCCESS {
             return Ok(());
         }
         // SAFETY: NCCL returns a static string for any status.
@@ -148,6 +166,32 @@ impl Nccl {
         // SAFETY: NCCL's `ncclCommDestroy` on a live communicator with no work left to enqueue
         // (the contract).
         self.check("ncclCommDestroy", unsafe { (self.comm_destroy)(comm) })
+    }
+
+    /// Aborts a communicator made by [`Nccl::init_all`]: its operations still on the device
+    /// quit, and its resources are freed.
+    ///
+    /// # Safety
+    /// `comm` is live and is never used again (neither destroyed nor aborted a second time).
+    pub unsafe fn abort(&self, comm: Comm) -> Result<()> {
+        // SAFETY: NCCL's `ncclCommAbort` on a live communicator never used after (the contract).
+        self.check("ncclCommAbort", unsafe { (self.comm_abort)(comm) })
+    }
+
+    /// `Err(Error::Nccl)` where NCCL has met an error while running `comm`'s work (a failed
+    /// transport or proxy thread): its collectives may then never finish. Reads a flag.
+    ///
+    /// # Safety
+    /// `comm` is live (made by [`Nccl::init_all`], neither destroyed nor aborted).
+    pub unsafe fn async_error(&self, comm: Comm) -> Result<()> {
+        let mut status = SUCCESS;
+        // SAFETY: NCCL's `ncclCommGetAsyncError` on a live communicator (the contract); writes
+        // one status.
+        self.check("ncclCommGetAsyncError", unsafe { (self.comm_get_async_error)(comm, &mut status) })?;
+        self.check(
+            "ncclCommGetAsyncError (an asynchronous error)",
+            if status == IN_PROGRESS { SUCCESS } else { status },
+        )
     }
 
     /// Runs `calls` between `ncclGroupStart` and `ncclGroupEnd` (one call per rank of one
@@ -228,6 +272,45 @@ impl Nccl {
     }
 }
 
+/// An NCCL release, as decoded from its version code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NcclVersion {
+    pub major: u32,
+    pub minor: u32,
+    pub patch: u32,
+}
+
+/// The oldest NCCL the library takes: 2.4 brought `ncclCommAbort` and `ncclCommGetAsyncError`.
+pub const MINIMUM_VERSION: NcclVersion = NcclVersion { major: 2, minor: 4, patch: 0 };
+
+/// What a release before [`MINIMUM_VERSION`] is, for messages.
+const TOO_OLD: &str =
+    "older than NCCL 2.4, the first with ncclCommAbort and ncclCommGetAsyncError (the waits on the ranks rest on them)";
+
+impl NcclVersion {
+    /// Decodes `ncclGetVersion`'s code (`NCCL_VERSION_CODE`): major · 1000 + minor · 100 + patch
+    /// up to 2.8, major · 10000 + minor · 100 + patch from 2.9 (the first code ≥ 10000).
+    pub fn from_code(code: i32) -> NcclVersion {
+        let code = code.max(0) as u32;
+        let major_unit = if code >= 10_000 { 10_000 } else { 1000 };
+        NcclVersion { major: code / major_unit, minor: code % major_unit / 100, patch: code % 100 }
+    }
+}
+
+impl std::fmt::Display for NcclVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// `Err(reason)` for a release older than [`MINIMUM_VERSION`].
+fn supported(version: NcclVersion) -> std::result::Result<(), String> {
+    if version < MINIMUM_VERSION {
+        return Err(format!("it is NCCL {}: {}", version, TOO_OLD));
+    }
+    Ok(())
+}
+
 fn dl_error() -> String {
     // SAFETY: dlerror returns null or a C string valid until the next dl call on this thread.
     let e = unsafe { libc::dlerror() };
@@ -235,5 +318,38 @@ fn dl_error() -> String {
         "unknown dlopen error".into()
     } else {
         unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(major: u32, minor: u32, patch: u32) -> NcclVersion {
+        NcclVersion { major, minor, patch }
+    }
+
+    #[test]
+    fn version_codes_decode_in_both_encodings() {
+        // Up to 2.8: major · 1000 + minor · 100 + patch.
+        assert_eq!(NcclVersion::from_code(2708), v(2, 7, 8));
+        assert_eq!(NcclVersion::from_code(2304), v(2, 3, 4));
+        assert_eq!(NcclVersion::from_code(2899), v(2, 8, 99));
+        // From 2.9: major · 10000 + minor · 100 + patch.
+        assert_eq!(NcclVersion::from_code(20900), v(2, 9, 0));
+        assert_eq!(NcclVersion::from_code(21803), v(2, 18, 3));
+        assert_eq!(NcclVersion::from_code(22803), v(2, 28, 3));
+        assert_eq!(NcclVersion::from_code(30102), v(3, 1, 2));
+        assert_eq!(v(2, 28, 3).to_string(), "2.28.3");
+    }
+
+    #[test]
+    fn releases_before_2_4_are_refused_with_their_version() {
+        let old = supported(NcclVersion::from_code(2306)).unwrap_err();
+        assert!(old.contains("NCCL 2.3.6") && old.contains("older than NCCL 2.4"), "{}", old);
+        for code in [2402, 2708, 2804, 21803, 22803] {
+            assert_eq!(supported(NcclVersion::from_code(code)), Ok(()), "code {}", code);
+        }
+        assert!(v(2, 9, 0) > v(2, 8, 99) && v(2, 10, 0) > v(2, 9, 9));
     }
 }

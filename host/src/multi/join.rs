@@ -1,6 +1,8 @@
-//! A rank's join scratch: named regions of one device allocation, and a pinned host slot.
+//! A rank's join scratch: named regions of one device allocation, a pinned host slot, and the
+//! event a wait polls.
 use crate::error::{Check, Result};
 use crate::gpu::Gpu;
+use cust::event::{Event, EventFlags};
 use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
 
 /// A unit of join scratch: any partial fits one (a minmax's min and max take one each).
@@ -22,6 +24,8 @@ pub(super) struct Join {
     pub(super) hi: DeviceSlice<Word>,
     /// Page-locked landing place of a region read back.
     pub(super) host: LockedBuffer<Word>,
+    /// Recorded on the rank's stream after the work a wait is for, then polled.
+    pub(super) mark: Event,
     /// The allocation the regions above lie in.
     _memory: DeviceBuffer<Word>,
 }
@@ -34,7 +38,8 @@ impl Join {
         let memory = DeviceBuffer::zeroed(lens.iter().sum()).check("cuMemAlloc")?;
         let [send, result, lo, hi] = carve(&memory, lens);
         let host = LockedBuffer::new(&0, PAIR_WORDS).check("cuMemAllocHost")?;
-        Ok(Join { send, result, lo, hi, host, _memory: memory })
+        let mark = Event::new(EventFlags::DISABLE_TIMING).check("cuEventCreate")?;
+        Ok(Join { send, result, lo, hi, host, mark, _memory: memory })
     }
 
     /// The send region's words, gathered apart: the partial (a minmax's min), and a minmax's

@@ -13,14 +13,20 @@
 //!
 //! Every rank ends with the result; value calls return each rank's, in rank order.
 //!
-//! Files: `ranks` (the set of devices and communicators, open and drop), `join` (a rank's
-//! join scratch), `reduce` (the sharded reductions and their join), `rows` (row-sharded sgemv,
-//! broadcast and gather).
+//! No wait on the ranks blocks: each polls every rank's stream and communicator, so a rank that
+//! faults, an NCCL error or a stall past [`DEFAULT_WAIT_LIMIT`] ends it with
+//! `Error::RankFailed`, after which every communicator is aborted.
+//!
+//! Files: `wait` (the bounded poll over the ranks), `join` (a rank's join scratch), `ranks` (the
+//! set of devices and communicators: open, collective lock, waits, abort and drop), `reduce`
+//! (the sharded reductions and their join), `rows` (row-sharded sgemv, broadcast and gather).
 mod join;
 mod ranks;
 mod reduce;
 mod rows;
+mod wait;
 
 pub use ranks::{shard_ranges, upload, MultiGpu};
 pub use reduce::JoinSum;
 pub use rows::RowShard;
+pub use wait::DEFAULT_WAIT_LIMIT;

@@ -1,23 +1,40 @@
 //! [`MultiGpu`]: the devices of one host and their NCCL communicators, one rank each, opened
-//! and dropped together.
+//! and dropped together; its collective lock, and the bounded waits that abort on a failure.
 use super::join::Join;
+use super::wait::{poll_ranks, Progress, DEFAULT_WAIT_LIMIT};
 use crate::error::{Check, Error, Result};
 use crate::gpu::Gpu;
-use crate::nccl::{Comm, Nccl, RawStream};
+use crate::nccl::{Comm, Nccl, NcclVersion, RawStream};
+use cust::event::EventStatus;
 use cust::memory::{DeviceBuffer, DeviceCopy};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
+use std::time::Duration;
 
 /// Several devices of one host, one NCCL communicator each. `Send + Sync`; one collective
 /// runs at a time (an internal lock).
+///
+/// No call waits on the ranks unboundedly: a rank whose stream faults, whose communicator
+/// reports an NCCL error, or whose work outlasts [`MultiGpu::wait_limit`] fails the call with
+/// `Error::RankFailed`; every communicator is then aborted, and each later collective call
+/// returns that same error at once.
 pub struct MultiGpu {
-    /// Per rank, its join scratch.
-    join: Mutex<Vec<Join>>,
+    state: Mutex<State>,
+    wait_limit: Duration,
     pub(super) comms: Vec<Comm>,
     pub(super) nccl: Nccl,
     pub(super) gpus: Vec<Gpu>,
 }
 
-// SAFETY: the communicators are used only under the `join` lock, one collective at a time.
+/// What the collective lock guards.
+struct State {
+    /// Per rank, its join scratch.
+    join: Vec<Join>,
+    /// The failure that aborted the communicators, if one did.
+    failed: Option<Error>,
+}
+
+// SAFETY: the communicators are used only under the `state` lock, one collective at a time,
+// and never once aborted (`State::failed`).
 unsafe impl Send for MultiGpu {}
 unsafe impl Sync for MultiGpu {}
 
@@ -42,7 +59,20 @@ impl MultiGpu {
         let join = gpus.iter().map(|g| Join::new(g, gpus.len())).collect::<Result<Vec<_>>>()?;
         // Last, so that nothing after it can fail and leave communicators behind.
         let comms = nccl.init_all(&ordinals)?;
-        Ok(MultiGpu { join: Mutex::new(join), comms, nccl, gpus })
+        let state = Mutex::new(State { join, failed: None });
+        Ok(MultiGpu { state, wait_limit: DEFAULT_WAIT_LIMIT, comms, nccl, gpus })
+    }
+
+    /// The same, with waits on the ranks bounded by `limit` instead of
+    /// [`DEFAULT_WAIT_LIMIT`](crate::multi::DEFAULT_WAIT_LIMIT) (see there for the trade-off).
+    pub fn with_wait_limit(mut self, limit: Duration) -> MultiGpu {
+        self.wait_limit = limit;
+        self
+    }
+
+    /// How long a wait on the ranks lasts at most before it fails the call.
+    pub fn wait_limit(&self) -> Duration {
+        self.wait_limit
     }
 
     /// The devices, in rank order.
@@ -55,8 +85,8 @@ impl MultiGpu {
         self.gpus.len()
     }
 
-    /// NCCL's version code.
-    pub fn nccl_version(&self) -> i32 {
+    /// The loaded NCCL's release.
+    pub fn nccl_version(&self) -> NcclVersion {
         self.nccl.version()
     }
 
@@ -70,9 +100,9 @@ impl MultiGpu {
             .collect()
     }
 
-    /// Waits for every rank's default stream.
+    /// Waits for every rank's default stream, within [`MultiGpu::wait_limit`].
     pub fn synchronize(&self) -> Result<()> {
-        self.gpus.iter().try_for_each(|g| g.default_stream().synchronize())
+        self.collective(|join| self.wait_all(join))
     }
 
     pub(super) fn check_ranks(&self, given: usize) -> Result<()> {
@@ -82,9 +112,60 @@ impl MultiGpu {
         Ok(())
     }
 
-    /// One collective sequence at a time (the join scratch and communicators are shared).
-    pub(super) fn lock(&self) -> MutexGuard<'_, Vec<Join>> {
-        self.join.lock().unwrap_or_else(|e| e.into_inner())
+    /// Runs `work` (enqueues on the ranks, and waits) under the collective lock; at once the
+    /// failure that aborted the communicators, if one did. When `work` fails to enqueue, the
+    /// ranks are let drain first (no rank is left in a collective its peers never joined), and
+    /// its error is returned. When a wait fails, every communicator is aborted and the failure
+    /// kept for later calls.
+    pub(super) fn collective<T>(&self, work: impl FnOnce(&mut [Join]) -> Result<T>) -> Result<T> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(failure) = &state.failed {
+            return Err(failure.clone());
+        }
+        let failure = match work(&mut state.join) {
+            Err(failure @ Error::RankFailed { .. }) => failure,
+            Err(error) => match self.wait_all(&state.join) {
+                Ok(()) => return Err(error),
+                Err(failure) => failure,
+            },
+            done => return done,
+        };
+        self.abort_all();
+        state.failed = Some(failure.clone());
+        Err(failure)
+    }
+
+    /// Waits until every rank's default stream has run the work enqueued so far: marks each
+    /// stream, then polls the marks and the communicators ([`poll_ranks`]), within the limit.
+    pub(super) fn wait_all(&self, join: &[Join]) -> Result<()> {
+        for (rank, (gpu, j)) in self.gpus.iter().zip(join).enumerate() {
+            let marked = gpu.bind().and_then(|_| j.mark.record(gpu.default_stream().stream()).check("cuEventRecord"));
+            marked.map_err(|cause| Error::RankFailed { rank, cause: Box::new(cause) })?;
+        }
+        poll_ranks(self.ranks(), self.wait_limit, |rank| self.progress(rank, &join[rank]))
+    }
+
+    /// Whether rank `rank` has passed its mark; its stream's CUDA error, or, while it runs, its
+    /// communicator's NCCL error.
+    fn progress(&self, rank: usize, join: &Join) -> Result<Progress> {
+        self.gpus[rank].bind()?;
+        if join.mark.query().check("cuEventQuery")? == EventStatus::Ready {
+            return Ok(Progress::Done);
+        }
+        // SAFETY: the communicator is live: waits run under the collective lock on a set not
+        // marked failed (`collective` and `drop` check), and aborting marks it failed.
+        unsafe { self.nccl.async_error(self.comms[rank]) }?;
+        Ok(Progress::Running)
+    }
+
+    /// Aborts every communicator: their work still on the devices quits.
+    fn abort_all(&self) {
+        for (gpu, &comm) in self.gpus.iter().zip(&self.comms) {
+            let _ = gpu.bind();
+            // SAFETY: each communicator is live, and aborted once: the callers then mark the
+            // set failed (or are its drop), and no communicator of a failed set is used again.
+            let _ = unsafe { self.nccl.abort(comm) };
+        }
     }
 
     /// Rank `rank`'s default stream, as NCCL takes it.
@@ -104,10 +185,19 @@ impl MultiGpu {
 }
 
 impl Drop for MultiGpu {
+    /// Waits for the ranks within the limit and destroys the communicators; aborts them where
+    /// the wait fails; does neither where a failure aborted them already.
     fn drop(&mut self) {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.failed.is_some() {
+            return;
+        }
+        if self.wait_all(&state.join).is_err() {
+            self.abort_all();
+            return;
+        }
         for (gpu, &comm) in self.gpus.iter().zip(&self.comms) {
             let _ = gpu.bind();
-            let _ = gpu.default_stream().synchronize();
             // SAFETY: each communicator was made by init_all and its work is done.
             let _ = unsafe { self.nccl.destroy(comm) };
         }

@@ -82,12 +82,20 @@ impl MultiGpu {
         partial: impl Fn(&GpuStream, &DeviceSlice<T>, &mut DeviceSlice<S>) -> Result<()>,
     ) -> Result<Vec<S>> {
         self.check_ranks(shards.len())?;
-        let mut join = self.lock();
-        for ((gpu, shard), j) in self.gpus.iter().zip(shards).zip(join.iter()) {
-            partial(gpu.default_stream(), shard, &mut elements::<S>(&j.send, 1))?;
-        }
+        self.collective(|join| {
+            for ((gpu, shard), j) in self.gpus.iter().zip(shards).zip(join.iter()) {
+                partial(gpu.default_stream(), shard, &mut elements::<S>(&j.send, 1))?;
+            }
+            let joined = self.join_partial_sums::<S>(join)?;
+            Ok(self.read_all::<[S; 1]>(join, joined)?.into_iter().map(|[v]| v).collect())
+        })
+    }
+
+    /// Enqueues joining the ranks' partial sums: an all-reduce in place, or a gather and a fold
+    /// into the result region. Returns the region that then holds the sum.
+    fn join_partial_sums<S: JoinSum>(&self, join: &[Join]) -> Result<Region> {
         let ranks = self.ranks();
-        let joined: Region = match S::ALL_REDUCE {
+        match S::ALL_REDUCE {
             Some(dtype) => {
                 self.group(|r| {
                     let slot = address(&join[r].send);
@@ -95,17 +103,16 @@ impl MultiGpu {
                     // kernel enqueued before it on this rank's stream; the scratch is locked.
                     unsafe { self.nccl.all_reduce(slot, slot, 1, dtype, RedOp::Sum, self.comms[r], self.raw_stream(r)) }
                 })?;
-                |j| j.send
+                Ok(|j| j.send)
             }
             None => {
-                self.gather(&join, std::mem::size_of::<S>(), false)?;
-                for (gpu, j) in self.gpus.iter().zip(join.iter()) {
+                self.gather(join, std::mem::size_of::<S>(), false)?;
+                for (gpu, j) in self.gpus.iter().zip(join) {
                     S::fold_into(gpu, &elements(&j.lo, ranks), &mut elements(&j.result, 1))?;
                 }
-                |j| j.result
+                Ok(|j| j.result)
             }
-        };
-        Ok(self.read_all::<[S; 1]>(&mut join, joined)?.into_iter().map(|[v]| v).collect())
+        }
     }
 
     /// Each rank enqueues its shard's min/max/minmax into its send region (the identities for an
@@ -115,15 +122,16 @@ impl MultiGpu {
         if shards.iter().all(|s| s.is_empty()) {
             return Err(Error::Empty { op: op.name() });
         }
-        let mut join = self.lock();
-        self.extreme_partials(op, shards, &join)?;
-        let size = std::mem::size_of::<T>();
-        match op {
-            TypedOp::MinMax => self.gather_pairs(&join, size)?,
-            _ => self.gather(&join, size, false)?,
-        }
-        self.fold_extremes::<T>(op, &join)?;
-        let pairs = self.read_all::<[T; 2]>(&mut join, |j| j.result)?;
+        let pairs = self.collective(|join| {
+            self.extreme_partials(op, shards, join)?;
+            let size = std::mem::size_of::<T>();
+            match op {
+                TypedOp::MinMax => self.gather_pairs(join, size)?,
+                _ => self.gather(join, size, false)?,
+            }
+            self.fold_extremes::<T>(op, join)?;
+            self.read_all::<[T; 2]>(join, |j| j.result)
+        })?;
         Ok(pairs
             .into_iter()
             .map(|[a, b]| match op {
@@ -219,7 +227,8 @@ impl MultiGpu {
     }
 
     /// Copies the `joined` region (a `V` of at most two words) of every rank's join scratch to
-    /// its pinned slot, all ranks in flight, then waits for each rank and reads its value.
+    /// its pinned slot, all ranks in flight, then waits for the ranks (bounded: `wait_all`) and
+    /// reads their values.
     fn read_all<V: Copy>(&self, join: &mut [Join], joined: Region) -> Result<Vec<V>> {
         let words = div_ceil(std::mem::size_of::<V>(), std::mem::size_of::<Word>());
         for (gpu, j) in self.gpus.iter().zip(join.iter_mut()) {
@@ -229,15 +238,9 @@ impl MultiGpu {
             unsafe { src.async_copy_to(&mut j.host[..words], gpu.default_stream().stream()) }
                 .check("cuMemcpyDtoHAsync")?;
         }
-        self.gpus
-            .iter()
-            .zip(join.iter())
-            .map(|(gpu, j)| {
-                gpu.bind()?;
-                gpu.default_stream().synchronize()?;
-                // SAFETY: the pinned slot holds `words` ≥ size_of::<V>() bytes, just copied.
-                Ok(unsafe { std::ptr::read_volatile(j.host.as_ptr() as *const V) })
-            })
-            .collect()
+        self.wait_all(join)?;
+        // SAFETY: each pinned slot holds `words` ≥ size_of::<V>() bytes, copied in: every rank's
+        // stream has passed its mark, recorded after the copy.
+        Ok(join.iter().map(|j| unsafe { std::ptr::read_volatile(j.host.as_ptr() as *const V) }).collect())
     }
 }

@@ -31,14 +31,15 @@ impl MultiGpu {
             SgemvCall { op: Op::N, m: s.rows, n, lda, a, x, y }.validate()?;
         }
         let xs: Vec<u64> = shards.iter().map(|s| s.x.as_device_ptr().as_raw()).collect();
-        let _guard = self.lock();
-        // SAFETY: every rank's x holds n floats on its device (validated above).
-        unsafe { self.broadcast_raw(0, &xs, 4 * n)? };
-        // In rank order: launching the waiting ranks first was slower (docs/tuning-log.md).
-        for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
-            gpu.default_stream().sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
-        }
-        Ok(())
+        self.collective(|_| {
+            // SAFETY: every rank's x holds n floats on its device (validated above).
+            unsafe { self.broadcast_raw(0, &xs, 4 * n)? };
+            // In rank order: launching the waiting ranks first was slower (docs/tuning-log.md).
+            for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
+                gpu.default_stream().sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
+            }
+            Ok(())
+        })
     }
 
     /// Enqueues copying rank `root`'s `bufs[root]` into every other rank's buffer (one NCCL
@@ -53,15 +54,14 @@ impl MultiGpu {
             return Err(Error::LengthMismatch { what: "broadcast buffer", expected: len, actual: b.len() });
         }
         let ptrs: Vec<u64> = bufs.iter().map(|b| b.as_device_ptr().as_raw()).collect();
-        let _guard = self.lock();
         // SAFETY: every buffer holds `len` elements on its rank's device (checked above).
-        unsafe { self.broadcast_raw(root, &ptrs, len * std::mem::size_of::<T>()) }
+        self.collective(|_| unsafe { self.broadcast_raw(root, &ptrs, len * std::mem::size_of::<T>()) })
     }
 
     /// One NCCL broadcast of `bytes` from `ptrs[root]` into every rank's `ptrs[r]`, in place.
     ///
     /// # Safety
-    /// `ptrs[r]` holds `bytes` bytes on rank r's device; the caller holds the join lock.
+    /// `ptrs[r]` holds `bytes` bytes on rank r's device; the caller runs inside `collective`.
     unsafe fn broadcast_raw(&self, root: usize, ptrs: &[u64], bytes: usize) -> Result<()> {
         self.group(|r| {
             let p = ptrs[r];
@@ -84,7 +84,12 @@ impl MultiGpu {
                 return Err(Error::LengthMismatch { what: "full y", expected: m, actual: f.len() });
             }
         }
-        let _guard = self.lock();
+        self.collective(|_| self.broadcast_rows(shards, full))
+    }
+
+    /// Enqueues one NCCL broadcast per rank with rows: its rows of y into every rank's `full`
+    /// at their offset. The caller has checked the lengths and runs inside `collective`.
+    fn broadcast_rows(&self, shards: &[RowShard<'_>], full: &[&mut DeviceSlice<f32>]) -> Result<()> {
         let mut offset = 0;
         for (root, s) in shards.iter().enumerate() {
             if s.rows > 0 {
@@ -92,7 +97,7 @@ impl MultiGpu {
                 self.group(|r| {
                     let recv = full[r].index(offset..offset + s.rows).as_device_ptr().as_raw();
                     // SAFETY: `send` holds `rows` floats on the root's device, each `recv` as
-                    // many on its own (lengths checked above).
+                    // many on its own (lengths checked by `gather_rows`).
                     unsafe {
                         self.nccl.broadcast(
                             send,
