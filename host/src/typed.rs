@@ -182,7 +182,9 @@ impl GpuStream {
     /// Sum of `input` in its wider accumulator (0 when empty). Value calls (this and the four
     /// below) have the kernel store the result straight into the stream's page-locked words,
     /// tagged with the call's sequence number, and wait for this stream only; they allocate
-    /// nothing once the stream's scratch has grown.
+    /// nothing once the stream's scratch has grown. u32 sums accumulate in u64: exact for up
+    /// to 2^32 + 1 elements ((2^32 + 1)·(2^32 − 1) = 2^64 − 1); a longer input can wrap (the
+    /// result is then the sum mod 2^64).
     pub fn sum<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T::Sum> {
         if input.is_empty() {
             return Ok(T::Sum::default());
