@@ -75,7 +75,11 @@ fn stress_64_streams_of_one_handle() {
     let workers: Vec<_> = (0..THREADS)
         .map(|t| {
             let streams = streams.clone();
+            let gpu = gpu.clone();
             std::thread::spawn(move || {
+                // A fresh thread: the test's own uploads (cust) need the device's context
+                // current, which `bind` leaves so (entry points give the caller's back).
+                gpu.bind().expect("bind the device's context");
                 let mut rng = Rng::with_seed(seed ^ (t as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
                 for r in 0..ROUNDS {
                     let k = (t + THREADS * r) % STREAMS;
