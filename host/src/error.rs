@@ -36,7 +36,7 @@ pub enum Error {
     /// A buffer lent to a call is device memory of device `actual`, not of the stream's device
     /// `expected` (ordinals).
     WrongDevice { what: &'static str, expected: u32, actual: u32 },
-    /// A buffer lent to a call is not device memory: host memory (pageable or page-locked) or
+    /// A buffer lent to a call is memory the device cannot reach: pageable host memory or
     /// an address the driver knows nothing of.
     NotDeviceMemory { what: &'static str, address: u64 },
     /// A buffer lent to a call is device memory of the stream's device, but allocated in a

@@ -59,8 +59,11 @@ pub(crate) struct Owner {
 }
 
 /// Whether the owner's kernels may access `lent`, which lies at `at`:
-/// - memory the driver does not know, and page-locked host memory: `Error::NotDeviceMemory`;
+/// - memory the driver does not know (pageable host memory, unmapped addresses):
+///   `Error::NotDeviceMemory`;
 /// - managed memory: accepted (the driver makes it reachable from every device);
+/// - page-locked host memory: accepted (with unified addressing, which every device the
+///   library supports has on 64-bit Linux, it is reachable from the device at its host address);
 /// - device memory of another device: `Error::WrongDevice`;
 /// - device memory of this device allocated in another context (`cuCtxCreate`), which the
 ///   primary context does not map: `Error::ForeignContext`.
@@ -69,7 +72,7 @@ pub(crate) fn verdict(lent: &Lent, at: Residence, owner: Owner) -> Result<()> {
     if at.memory_type == 0 {
         return Err(Error::NotDeviceMemory { what, address });
     }
-    if at.managed {
+    if at.managed || at.memory_type == CUmemorytype::CU_MEMORYTYPE_HOST as u32 {
         return Ok(());
     }
     if at.memory_type != CUmemorytype::CU_MEMORYTYPE_DEVICE as u32 {
@@ -181,7 +184,7 @@ mod tests {
         assert_eq!(verdict(&l, at(DEVICE, false, 1, 0x5000), OWNER), Ok(()));
         assert_eq!(verdict(&l, at(DEVICE, false, 1, 0), OWNER), Ok(()), "pool memory has no context");
         assert_eq!(verdict(&l, at(0, false, 0, 0), OWNER), not_device, "unknown to the driver");
-        assert_eq!(verdict(&l, at(HOST, false, 1, 0x5000), OWNER), not_device, "page-locked host memory");
+        assert_eq!(verdict(&l, at(HOST, false, 1, 0x5000), OWNER), Ok(()), "page-locked host memory");
         assert_eq!(
             verdict(&l, at(DEVICE, false, 0, 0x6000), OWNER),
             Err(Error::WrongDevice { what: "input", expected: 1, actual: 0 })
