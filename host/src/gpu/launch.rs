@@ -32,16 +32,17 @@ impl KernelArgs {
     /// A `&[T]` parameter lent by the caller, named `what` in errors: the slice's device
     /// address, then its length.
     pub(crate) fn slice<T: DeviceCopy>(&mut self, what: &'static str, s: &DeviceSlice<T>) -> &mut KernelArgs {
-        self.lend(Lent::of(what, s));
-        let (address, len) = raw(s);
-        self.ptr(address).usize(len)
+        let lent = Lent::of(what, s);
+        self.lend(lent);
+        self.ptr(lent.address).usize(s.len())
     }
 
     /// A `*mut T` parameter into the caller's buffer `s` (an output), named `what` in errors:
     /// its device address.
     pub(crate) fn out<T: DeviceCopy>(&mut self, what: &'static str, s: &DeviceSlice<T>) -> &mut KernelArgs {
-        self.lend(Lent::of(what, s));
-        self.ptr(s.as_device_ptr().as_raw())
+        let lent = Lent::of(what, s);
+        self.lend(lent);
+        self.ptr(lent.address)
     }
 
     /// A `*mut T` or `*const T` parameter: a device address of the stream's own scratch (or of
@@ -139,11 +140,6 @@ impl Enqueue<'_> {
         // call (cuLaunchKernel copies the values before it returns).
         unsafe { self.stream.stream.launch(function, grid, block, 0, &pointers[..args.len]) }.check("cuLaunchKernel")
     }
-}
-
-/// The device address and length of a slice: how a kernel's `&[T]` parameter is passed.
-fn raw<T: DeviceCopy>(s: &DeviceSlice<T>) -> (u64, usize) {
-    (s.as_device_ptr().as_raw(), s.len())
 }
 
 #[cfg(test)]

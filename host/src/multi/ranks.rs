@@ -219,10 +219,10 @@ pub fn shard_ranges(len: usize, ranks: usize) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
-/// Uploads `host` to `gpu`'s device.
+/// Uploads `host` to `gpu`'s device ([`GpuStream::upload`](crate::GpuStream::upload) on its
+/// default stream).
 pub fn upload<T: DeviceCopy>(gpu: &Gpu, host: &[T]) -> Result<DeviceBuffer<T>> {
-    gpu.bind()?;
-    DeviceBuffer::from_slice(host).check("cuMemcpyHtoD")
+    gpu.default_stream().upload(host)
 }
 
 #[cfg(test)]
