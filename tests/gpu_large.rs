@@ -1,11 +1,11 @@
-//! Lengths past 2^32: u8 and f32 reductions, every ladder step, and sgemv (both ops) with A of
+//! Lengths past 2^32: u8, f16, bf16 and f32 reductions, every ladder step, and sgemv (both ops) with A of
 //! more than 2^32 elements. Inputs are filled on the device (memset) with distinct values placed
 //! past 2^32, where a 32-bit index would wrap onto the start. One test, run case after case,
 //! with each case's buffers freed before the next (peak about 18 GB of device memory).
 mod common;
 use common::{download, gpu, Rng, U32};
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
-use cudakernels::{Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions};
+use cudakernels::{bf16, f16, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions};
 
 const TWO32: usize = 1 << 32;
 /// Device memory the largest case needs, with room for scratch.
@@ -25,8 +25,9 @@ fn filled<T: DeviceCopy + bytemuck::Pod>(
     unsafe {
         match std::mem::size_of::<T>() {
             1 => buf.set_8_async(fill as u8, gpu.stream()),
+            2 => buf.set_16_async(fill as u16, gpu.stream()),
             4 => buf.set_32_async(fill, gpu.stream()),
-            _ => unreachable!("1- or 4-byte elements"),
+            _ => unreachable!("1-, 2- or 4-byte elements"),
         }
         .expect("memset");
         buf.index(at..at + placed.len()).async_copy_from(placed, gpu.stream()).expect("place");
@@ -85,6 +86,39 @@ fn floats_past_2_pow_32(gpu: &GpuStream) {
             assert_eq!(gpu.reduce_sum(&ints, s).unwrap(), want_i32, "{:?} at 2^32 + 3", s);
         }
     }
+}
+
+/// f16 and bf16 (8 GiB each): 1.0 everywhere but three values placed past 2^32.
+fn halves_past_2_pow_32(gpu: &GpuStream) {
+    let n = TWO32 + 3;
+    let placed = [-7.5f32, 0.25, 1000.0];
+    // Each thread's f32 sum is exact (integers and quarters below 2^24); the block trees (depth
+    // ≤ 10) and the fold of at most the resident blocks may round once a step.
+    let grid = cudakernels::ladder_grid(LadderKernel::Vectorized, n, 1024, 4, gpu.sm_count(), gpu.max_threads_per_sm());
+    let want = TWO32 as f64 + placed.iter().map(|&v| v as f64).sum::<f64>();
+    let tol = (grid + 16) as f64 * U32 * (TWO32 as f64 + placed.iter().map(|&v| v.abs() as f64).sum::<f64>());
+    macro_rules! case {
+        ($t:ident) => {{
+            let bits: Vec<u16> = placed.iter().map(|&v| $t::from_f32(v).to_bits()).collect();
+            let buf = filled(gpu, n, $t::from_f32(1.0).to_bits() as u32, TWO32, &bits);
+            // SAFETY: the same allocation viewed as 16-bit floats (same size and alignment), read only.
+            let x = unsafe { DeviceSlice::from_raw_parts(buf.as_device_ptr().cast::<$t>(), n) };
+            let (lo, hi) = gpu.minmax(&x).unwrap();
+            assert_eq!((lo.to_f32(), hi.to_f32()), (-7.5, 1000.0), "{} minmax at 2^32 + 3", stringify!($t));
+            assert_eq!(gpu.max(&x).unwrap().to_f32(), 1000.0, "{} max at 2^32 + 3", stringify!($t));
+            let got = gpu.sum(&x).unwrap() as f64;
+            assert!(
+                (got - want).abs() <= tol,
+                "{} sum at 2^32 + 3: got {} want {} tol {}",
+                stringify!($t),
+                got,
+                want,
+                tol
+            );
+        }};
+    }
+    case!(f16);
+    case!(bf16);
 }
 
 /// sgemv over an m × n A (lda = n) of more than 2^32 elements: A is 0.5 except random rows
@@ -186,6 +220,7 @@ fn lengths_past_2_pow_32() {
     let mut rng = Rng::fresh("large");
     bytes_past_2_pow_32(gpu);
     floats_past_2_pow_32(gpu);
+    halves_past_2_pow_32(gpu);
     let wide = [SgemvKernel::Auto, SgemvKernel::WarpScalar, SgemvKernel::BlockPerRow, SgemvKernel::SplitKShifted];
     sgemv_past_2_pow_32(gpu, (1 << 20) + 3, 4100, &wide, &mut rng);
     let transposed = [SgemvKernel::Auto, SgemvKernel::TStripes(8), SgemvKernel::TScalar, SgemvKernel::TVec4];

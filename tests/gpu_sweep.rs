@@ -3,7 +3,7 @@
 //! block size, every typed op × type, every sgemv kernel.
 mod common;
 use common::{download, gpu, upload, Rng, U32};
-use cudakernels::TYPED_TYPES;
+use cudakernels::{bf16, f16, TYPED_TYPES};
 use cudakernels::{
     Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
 };
@@ -71,6 +71,14 @@ fn typed_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let f32_back: Vec<f64> = f32s.iter().map(|&v| v as f64).collect();
     runs += typed(gpu, &f32s, |got: f32, _| close(got as f64, &f32_back[1..]));
     runs += typed(gpu, &floats, |got: f64, v| close(got, v));
+    macro_rules! half {
+        ($t:ident) => {{
+            let host: Vec<$t> = floats.iter().map(|&v| $t::from_f64(v)).collect();
+            let back: Vec<f64> = host.iter().map(|v| v.to_f64()).collect();
+            typed(gpu, &host, |got: f32, _| close(got as f64, &back[1..]))
+        }};
+    }
+    runs += half!(f16) + half!(bf16);
     let got = gpu.sum_f32_f64acc(&upload(&f32s)).unwrap();
     assert!(close(got, &f32_back), "sum_f32_f64acc");
     assert_eq!(runs / 4, TYPED_TYPES.len());

@@ -1,171 +1,41 @@
-//! Typed reductions on the GPU: every op × type × length × byte offset, with extreme values
-//! and (for floats) NaN, ±inf and -0.0, compared exactly with a CPU reference.
+//! Typed reductions on the GPU: every op × type × length × byte offset, value calls and `_into`
+//! forms, with extreme values and (for floats) NaN, ±inf and -0.0, compared exactly with a CPU
+//! reference (`common::typed`).
 mod common;
-use common::{gpu, upload, Rng, U32, U64};
-use cudakernels::{Error, GpuStream, TypedElement};
+use common::typed::all_cases;
+use common::{gpu, upload, Rng, U64};
 
 const LENGTHS: [usize; 9] = [0, 1, 15, 16, 17, 4095, 4096, 4097, (1 << 20) + 5];
 
-/// CPU reference semantics, shared by every type.
-trait Reference: TypedElement + PartialOrd {
-    fn random(rng: &mut Rng) -> Self;
-    /// Values that must appear: MIN and MAX (and for floats the special values).
-    fn extremes() -> Vec<Self>;
-    fn same(self, other: Self) -> bool;
-    fn ref_min(a: Self, b: Self) -> Self;
-    fn ref_max(a: Self, b: Self) -> Self;
-    fn ref_sum(v: &[Self]) -> Self::Sum;
-    fn sum_ok(got: Self::Sum, v: &[Self]) -> bool;
-}
-
-macro_rules! int_reference {
-    ($($t:ty => $acc:ty),*) => {$(
-        impl Reference for $t {
-            fn random(rng: &mut Rng) -> Self { rng.next_u64() as $t }
-            fn extremes() -> Vec<Self> { vec![<$t>::MIN, <$t>::MAX] }
-            fn same(self, other: Self) -> bool { self == other }
-            fn ref_min(a: Self, b: Self) -> Self { a.min(b) }
-            fn ref_max(a: Self, b: Self) -> Self { a.max(b) }
-            fn ref_sum(v: &[Self]) -> $acc { v.iter().fold(0 as $acc, |s, &x| s.wrapping_add(x as $acc)) }
-            fn sum_ok(got: $acc, v: &[Self]) -> bool { got == Self::ref_sum(v) }
-        }
-    )*};
-}
-int_reference!(u8 => u64, i8 => i64, u16 => u64, i16 => i64, i32 => i64, u32 => u64);
-
-macro_rules! float_reference {
-    ($($t:ty, $u:expr);*) => {$(
-        impl Reference for $t {
-            fn random(rng: &mut Rng) -> Self { rng.range(-1000.0, 1000.0) as $t }
-            fn extremes() -> Vec<Self> { vec![<$t>::MIN, <$t>::MAX, -0.0, 0.0] }
-            /// Bit-equal, except any NaN matches any NaN.
-            fn same(self, other: Self) -> bool { (self.is_nan() && other.is_nan()) || self.to_bits() == other.to_bits() }
-            /// IEEE 754-2019 minimum: NaN propagates, -0.0 < +0.0.
-            fn ref_min(a: Self, b: Self) -> Self {
-                if a.is_nan() || b.is_nan() { <$t>::NAN }
-                else if a == b { if a.is_sign_negative() { a } else { b } }
-                else if a < b { a } else { b }
-            }
-            fn ref_max(a: Self, b: Self) -> Self {
-                if a.is_nan() || b.is_nan() { <$t>::NAN }
-                else if a == b { if a.is_sign_positive() { a } else { b } }
-                else if a > b { a } else { b }
-            }
-            fn ref_sum(v: &[Self]) -> $t { v.iter().map(|&x| x as f64).sum::<f64>() as $t }
-            fn sum_ok(got: $t, v: &[Self]) -> bool {
-                let want: f64 = v.iter().map(|&x| x as f64).sum();
-                if !want.is_finite() {
-                    return (want.is_nan() && got.is_nan()) || got as f64 == want;
-                }
-                let abs: f64 = v.iter().map(|&x| (x as f64).abs()).sum();
-                // per-thread chain (a few vectors), block tree, grid tree: depth well under 256
-                (got as f64 - want).abs() <= 2.0 * 256.0 * $u * abs
-            }
-        }
-    )*};
-}
-float_reference!(f32, U32; f64, U64);
-
-/// Inputs of a case: random values, MIN/MAX at random places and at both ends.
-fn make_input<T: Reference>(rng: &mut Rng, n: usize, special: &[T]) -> Vec<T> {
-    let mut v: Vec<T> = (0..n).map(|_| T::random(rng)).collect();
-    if n == 0 {
-        return v;
-    }
-    for (k, &x) in T::extremes().iter().chain(special.iter()).enumerate() {
-        let at = match k % 3 {
-            0 => 0,
-            1 => n - 1,
-            _ => rng.below(n),
-        };
-        if rng.below(2) == 0 || n < 4 {
-            v[at] = x;
-        }
-    }
-    v
-}
-
-fn check_case<T: Reference>(gpu: &GpuStream, rng: &mut Rng, host: &[T], what: &str) {
-    let elem = std::mem::size_of::<T>();
-    let len = host.len();
-    // A buffer with 16 bytes of slack so the view can start at every byte offset 0..15
-    // that the element size allows.
-    let mut padded: Vec<T> = (0..len + 16 / elem).map(|_| T::random(rng)).collect();
-    for offset in 0..16 / elem {
-        padded[offset..offset + len].copy_from_slice(host);
-        let dev = upload(&padded);
-        let view = dev.index(offset..offset + len);
-        let ctx = format!("seed {} {} {} len {} byte offset {}", rng.seed, T::NAME, what, len, offset * elem);
-        let sum = gpu.sum(&view).unwrap();
-        assert!(T::sum_ok(sum, host), "{}: sum {:?}, want {:?}", ctx, sum, T::ref_sum(host));
-        if len == 0 {
-            assert_eq!(gpu.min(&view).unwrap_err(), Error::Empty { op: "min" });
-            assert_eq!(gpu.max(&view).unwrap_err(), Error::Empty { op: "max" });
-            assert_eq!(gpu.minmax(&view).unwrap_err(), Error::Empty { op: "minmax" });
-            continue;
-        }
-        let want_min = host.iter().copied().fold(host[0], T::ref_min);
-        let want_max = host.iter().copied().fold(host[0], T::ref_max);
-        let got_min = gpu.min(&view).unwrap();
-        let got_max = gpu.max(&view).unwrap();
-        let (mm_min, mm_max) = gpu.minmax(&view).unwrap();
-        assert!(got_min.same(want_min), "{}: min {:?}, want {:?}", ctx, got_min, want_min);
-        assert!(got_max.same(want_max), "{}: max {:?}, want {:?}", ctx, got_max, want_max);
-        assert!(
-            mm_min.same(want_min) && mm_max.same(want_max),
-            "{}: minmax ({:?}, {:?}), want ({:?}, {:?})",
-            ctx,
-            mm_min,
-            mm_max,
-            want_min,
-            want_max
-        );
-    }
-}
-
-fn all_cases<T: Reference>(test: &str, specials: &[Vec<T>]) {
-    let handle = match gpu(test) {
-        Some(g) => g,
-        None => return,
-    };
-    let gpu = handle.default_stream();
-    let mut rng = Rng::fresh(test);
-    for &n in LENGTHS.iter() {
-        for (i, special) in specials.iter().enumerate() {
-            let host = make_input(&mut rng, n, special);
-            check_case(gpu, &mut rng, &host, &format!("case {}", i));
-        }
-    }
-}
-
 #[test]
 fn typed_u8() {
-    all_cases::<u8>("typed_u8", &[vec![]]);
+    all_cases::<u8>("typed_u8", &LENGTHS, &[vec![]]);
 }
 #[test]
 fn typed_i8() {
-    all_cases::<i8>("typed_i8", &[vec![]]);
+    all_cases::<i8>("typed_i8", &LENGTHS, &[vec![]]);
 }
 #[test]
 fn typed_u16() {
-    all_cases::<u16>("typed_u16", &[vec![]]);
+    all_cases::<u16>("typed_u16", &LENGTHS, &[vec![]]);
 }
 #[test]
 fn typed_i16() {
-    all_cases::<i16>("typed_i16", &[vec![]]);
+    all_cases::<i16>("typed_i16", &LENGTHS, &[vec![]]);
 }
 #[test]
 fn typed_i32() {
-    all_cases::<i32>("typed_i32", &[vec![]]);
+    all_cases::<i32>("typed_i32", &LENGTHS, &[vec![]]);
 }
 #[test]
 fn typed_u32() {
-    all_cases::<u32>("typed_u32", &[vec![]]);
+    all_cases::<u32>("typed_u32", &LENGTHS, &[vec![]]);
 }
 #[test]
 fn typed_f32() {
     all_cases::<f32>(
         "typed_f32",
+        &LENGTHS,
         &[vec![], vec![f32::INFINITY, f32::NEG_INFINITY], vec![f32::NAN], vec![-0.0, -0.0, 0.0]],
     );
 }
@@ -173,6 +43,7 @@ fn typed_f32() {
 fn typed_f64() {
     all_cases::<f64>(
         "typed_f64",
+        &LENGTHS,
         &[vec![], vec![f64::INFINITY, f64::NEG_INFINITY], vec![f64::NAN], vec![-0.0, -0.0, 0.0]],
     );
 }

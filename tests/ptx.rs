@@ -46,7 +46,7 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
     for name in typed_names() {
         entry(&name);
     }
-    assert_eq!(typed_names().len(), 33);
+    assert_eq!(typed_names().len(), 4 * 10 + 1, "four ops over ten types, and sum_f32_f64acc");
     for k in SgemvKernel::explicit() {
         entry(k.entry_point());
     }
@@ -125,6 +125,23 @@ fn typed_kernels_use_hardware_instructions() {
     assert!(entry("sum_u16").contains("dp2a.lo.u32.u32"));
     assert!(entry("sum_i16").contains("dp2a.lo.s32.s32"));
     assert!(entry("min_i32").contains("min.s32"));
+}
+
+#[test]
+fn half_kernels_widen_and_fold_in_hardware() {
+    // f16 widens with cvt.f32.f16, bf16 by a shift (no software conversion, no float cvt).
+    assert!(entry("sum_f16").contains("cvt.f32.f16"), "sum_f16 does not widen with cvt.f32.f16");
+    assert!(!entry("sum_bf16").contains("cvt.f32."), "sum_bf16 converts instead of shifting");
+    for (t, inst) in [("f16", "f16x2"), ("bf16", "bf16x2")].iter() {
+        assert!(entry(&format!("sum_{}", t)).contains("add.f32"), "sum_{} does not add in f32", t);
+        for op in ["min", "max", "minmax"].iter() {
+            let body = entry(&format!("{}_{}", op, t));
+            for m in ["min", "max"].iter().filter(|m| op.contains(*m)) {
+                let packed = format!("{}.NaN.{}", m, inst);
+                assert!(body.contains(&packed), "{}_{} has no {}", op, t, packed);
+            }
+        }
+    }
 }
 
 #[test]

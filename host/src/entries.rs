@@ -57,6 +57,7 @@ mod tests {
         assert_eq!(names.len(), SGEMV + SGEMV_KERNELS.len());
         assert_eq!(names[finish_entry("i32")], "reduce_finish_i32");
         assert_eq!(names[typed_entry(3, "f64")], "minmax_f64");
+        assert_eq!(names[typed_entry(0, "bf16")], "sum_bf16");
         assert_eq!(names[typed_entry(0, "u8")], "sum_u8");
         assert_eq!(names[f64acc_entry()], "sum_f32_f64acc");
         let block_per_row = SgemvKernel::BlockPerRow.index().expect("built");

@@ -252,6 +252,8 @@ mod tests {
             assert_eq!(names[typed_entry(op as usize, u8::NAME)], typed_entry_point::<u8>(op));
             assert_eq!(names[typed_entry(op as usize, f64::NAME)], typed_entry_point::<f64>(op));
             assert_eq!(names[typed_entry(op as usize, i16::NAME)], typed_entry_point::<i16>(op));
+            assert_eq!(names[typed_entry(op as usize, f16::NAME)], typed_entry_point::<f16>(op));
+            assert_eq!(names[typed_entry(op as usize, bf16::NAME)], typed_entry_point::<bf16>(op));
         }
     }
 }

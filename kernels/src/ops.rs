@@ -225,6 +225,7 @@ impl Ordered for f64 {
     }
 }
 
+/// min, max and minmax fold their elements in [`crate::packed`].
 pub struct Min<T>(PhantomData<T>);
 pub struct Max<T>(PhantomData<T>);
 pub struct MinMax<T>(PhantomData<T>);
@@ -262,19 +263,6 @@ impl<T: Ordered> ReduceOp for MinMax<T> {
         Pair { min: T::min2(a.min, b.min), max: T::max2(a.max, b.max) }
     }
 }
-impl<T: Ordered + Element> Fold<T> for Min<T> {
-    #[inline(always)]
-    fn fold(acc: T, e: T) -> T {
-        T::min2(acc, e)
-    }
-}
-impl<T: Ordered + Element> Fold<T> for Max<T> {
-    #[inline(always)]
-    fn fold(acc: T, e: T) -> T {
-        T::max2(acc, e)
-    }
-}
-
 /// Sums whose partials a block can add atomically into global memory (the ladder's `ATOMIC`).
 pub trait AtomicAdd: ReduceOp {
     unsafe fn atomic_add(ptr: *mut Self::Acc, v: Self::Acc);

@@ -1,15 +1,41 @@
-//! Byte min/max two lanes at a time: a byte b becomes the f16 with bits `0x6400 | b` (= 1024 + b,
-//! exact and order-preserving; i8 flips the sign bit first), two per 32-bit word through one
-//! `prmt`, and `min.f16x2`/`max.f16x2` fold them. Per word: two `prmt` and four packed min/max
-//! instead of four extractions and eight min/max. Limits: u8 and i8 only; other types fold one
-//! element at a time.
+//! How min, max and minmax fold their elements, with packed forms where they pay:
+//! - Bytes (minmax): a byte b becomes the f16 with bits `0x6400 | b` (= 1024 + b, exact and
+//!   order-preserving; i8 flips the sign bit first), two per 32-bit word through one `prmt`, and
+//!   `min.f16x2`/`max.f16x2` fold them. Per word: two `prmt` and four packed min/max instead of
+//!   four extractions and eight min/max.
+//! - f16 and bf16 (min, max, minmax): `min.NaN`/`max.NaN` on both halves of a word at once
+//!   (`.f16x2`, `.bf16x2`), a tree over the batch's sixteen words, then the two halves.
+//!
+//! Other types fold one element at a time.
 use crate::config::MinMax as Pair;
-use crate::ops::{Element, Fold, MinMax, Ordered};
+use crate::ops::{Element, Fold, Max, Min, MinMax, Ordered};
+use half::{bf16, f16};
 
-/// An element type whose minmax folds a batch of four 16-byte vectors at once.
+/// An element type whose min, max and minmax fold a batch of four 16-byte vectors at once.
 pub trait PackedMinMax: Ordered + Element {
-    /// See [`Fold::PREFETCH`]: the packed byte forms spend about 100 instructions per batch.
+    /// See [`Fold::PREFETCH`] (minmax only): the packed byte forms spend about 100 instructions
+    /// per batch.
     const PREFETCH: bool = false;
+    /// The minimum of `acc` and every element of the four vectors.
+    #[inline(always)]
+    fn min_vec4(mut acc: Self, v: &[[u32; 4]; 4]) -> Self {
+        for j in 0..4 {
+            for k in 0..Self::PER_VEC {
+                acc = Self::min2(acc, Self::lane(&v[j], k));
+            }
+        }
+        acc
+    }
+    /// The maximum of `acc` and every element of the four vectors.
+    #[inline(always)]
+    fn max_vec4(mut acc: Self, v: &[[u32; 4]; 4]) -> Self {
+        for j in 0..4 {
+            for k in 0..Self::PER_VEC {
+                acc = Self::max2(acc, Self::lane(&v[j], k));
+            }
+        }
+        acc
+    }
     /// (min, max) of `acc` and every element of the four vectors.
     #[inline(always)]
     fn minmax_vec4(mut acc: Pair<Self>, v: &[[u32; 4]; 4]) -> Pair<Self> {
@@ -101,7 +127,78 @@ impl PackedMinMax for i8 {
     }
 }
 
-/// MinMax folds through the packed forms (see [`PackedMinMax`]).
+/// `$inst`, a packed min or max of two halves per word.
+macro_rules! op_x2 {
+    ($inst:literal, $a:expr, $b:expr) => {{
+        let d: u32;
+        unsafe {
+            asm!(concat!($inst, " {0}, {1}, {2};"), out(reg32) d, in(reg32) $a, in(reg32) $b, options(pure, nomem, nostack));
+        }
+        d
+    }};
+}
+
+/// Folds `seed` and the 32 halves of `v` with the packed `op`: a tree over the sixteen words
+/// (four levels, not a chain of sixteen), then the seed, then the word's two halves.
+#[inline(always)]
+fn fold_halves(seed: u16, v: &[[u32; 4]; 4], op: impl Fn(u32, u32) -> u32) -> u16 {
+    let mut w = [0u32; 8];
+    for k in 0..8 {
+        w[k] = op(v[k / 4][k % 4], v[2 + k / 4][k % 4]);
+    }
+    for k in 0..4 {
+        w[k] = op(w[k], w[k + 4]);
+    }
+    let r = op(op(w[0], w[2]), op(w[1], w[3]));
+    let r = op(r, seed as u32 * 0x0001_0001);
+    op(r, r.rotate_left(16)) as u16
+}
+
+macro_rules! packed_half {
+    ($($t:ident: $min:literal, $max:literal;)*) => {$(
+        impl PackedMinMax for $t {
+            #[inline(always)]
+            fn min_vec4(acc: $t, v: &[[u32; 4]; 4]) -> $t {
+                $t::from_bits(fold_halves(acc.to_bits(), v, |a, b| op_x2!($min, a, b)))
+            }
+            #[inline(always)]
+            fn max_vec4(acc: $t, v: &[[u32; 4]; 4]) -> $t {
+                $t::from_bits(fold_halves(acc.to_bits(), v, |a, b| op_x2!($max, a, b)))
+            }
+            #[inline(always)]
+            fn minmax_vec4(acc: Pair<$t>, v: &[[u32; 4]; 4]) -> Pair<$t> {
+                Pair { min: Self::min_vec4(acc.min, v), max: Self::max_vec4(acc.max, v) }
+            }
+        }
+    )*};
+}
+packed_half! {
+    f16: "min.NaN.f16x2", "max.NaN.f16x2";
+    bf16: "min.NaN.bf16x2", "max.NaN.bf16x2";
+}
+
+impl<T: PackedMinMax> Fold<T> for Min<T> {
+    #[inline(always)]
+    fn fold(acc: T, e: T) -> T {
+        T::min2(acc, e)
+    }
+    #[inline(always)]
+    fn fold_vec4(acc: T, v: &[[u32; 4]; 4]) -> T {
+        T::min_vec4(acc, v)
+    }
+}
+
+impl<T: PackedMinMax> Fold<T> for Max<T> {
+    #[inline(always)]
+    fn fold(acc: T, e: T) -> T {
+        T::max2(acc, e)
+    }
+    #[inline(always)]
+    fn fold_vec4(acc: T, v: &[[u32; 4]; 4]) -> T {
+        T::max_vec4(acc, v)
+    }
+}
+
 impl<T: PackedMinMax> Fold<T> for MinMax<T> {
     const PREFETCH: bool = T::PREFETCH;
     #[inline(always)]

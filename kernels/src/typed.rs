@@ -1,8 +1,8 @@
-//! Typed reductions: sum, min, max and minmax over u8…f64, one generic body (vector loads,
-//! shuffles, last-block finish) instantiated per type and op: `{op}_{type}`.
+//! Typed reductions: sum, min, max and minmax over u8…f64, f16 and bf16, one generic body (vector
+//! loads, shuffles, last-block finish) instantiated per type and op: `{op}_{type}`.
 //!
 //! Sums accumulate wider: u8/u16/u32 → u64, i8/i16/i32 → i64, f32 → f32 (or f64 in
-//! `sum_f32_f64acc`), f64 → f64. Float min/max propagate NaN (see [`crate::ops`]).
+//! `sum_f32_f64acc`), f64 → f64, f16/bf16 → f32. Float min/max propagate NaN (see [`crate::ops`]).
 //!
 //! Every entry point takes `(input, partials, counter, out, tagged, seq)`.
 //!
@@ -22,6 +22,8 @@ use crate::{
 };
 #[cfg(target_os = "cuda")]
 use cuda_std::prelude::*;
+#[cfg(target_os = "cuda")]
+use half::{bf16, f16};
 
 /// One entry point `$name` reducing `$e` with operator `$op` into accumulator `$acc`.
 macro_rules! typed_entry {
@@ -63,5 +65,7 @@ typed! {
     u32 => u64,
     f32 => f32,
     f64 => f64,
+    f16 => f32,
+    bf16 => f32,
 }
 typed_entry!(sum_f32_f64acc: f32 => Sum<f64>, f64);

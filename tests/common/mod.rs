@@ -4,6 +4,8 @@ use cudakernels::cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuf
 use cudakernels::{Gpu, GpuStream, ImageChoice};
 use std::io::Write;
 
+pub mod typed;
+
 /// The GPU, or `None` after printing a skip line (printed past the test harness's capture).
 /// With `REQUIRE_GPU=1` a missing GPU fails the test instead.
 pub fn gpu(test: &str) -> Option<Gpu> {
