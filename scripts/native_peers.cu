@@ -1,7 +1,7 @@
 // Native C++ peers for the cudakernels benchmarks, compiled on the GPU machine by the runner:
 //   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_XX -o native_peers native_peers.cu
 //   (sgemv needs -lcublas)
-// Usage: ./native_peers [--shapes PATH] [value|sgemv]...   (sections; all by default). Prints
+// Usage: ./native_peers [--shapes PATH] [value|sgemv|half]...   (sections; all by default). Prints
 // markdown tables; with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv there. PATH is the
 // sgemv shapes file (default data/sgemv_shapes.csv, from the working directory).
 //   value  a value to the host: cub::DeviceReduce::Sum into a device word, cudaMemcpyAsync into
@@ -11,8 +11,16 @@
 //          m x n = column-major n x m: Op::N is CUBLAS_OP_T on it, Op::T is CUBLAS_OP_N. CUDA
 //          events per call, median of REPS after WARMUP_REPS, cold (A rotated through buffers
 //          totalling >= 4x L2), pipelined (QUEUED calls between one event pair), hot.
+//   half   f16 and bf16 at 2^28 bytes, cold (inputs rotated past L2), CUDA events, median of REPS
+//          after WARMUP_REPS: cub::DeviceReduce::TransformReduce converting each half to float
+//          (the sum in f32, the library's and x.sum(dtype=torch.float32)'s), DeviceReduce::Min
+//          and Max; checked against a host reference.
 // Every CUDA and cuBLAS call is checked.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cub/cub.cuh>
+#include <cuda/std/functional>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -270,16 +278,104 @@ static void sgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const
     CHECK_BLAS(cublasDestroy(handle));
 }
 
+// A 16-bit float widened to float: TransformReduce's conversion op.
+struct ToFloat {
+    __host__ __device__ float operator()(__half v) const { return __half2float(v); }
+    __host__ __device__ float operator()(__nv_bfloat16 v) const { return __bfloat162float(v); }
+};
+
+// Sum (in f32), min and max of 2^28 bytes of T, cold; one table row each.
+template <class T>
+static void half_rows(cudaStream_t stream, const cudaDeviceProp &prop, const char *name) {
+    const size_t bytes = size_t(1) << 28, n = bytes / sizeof(T);
+    const size_t count = std::max<size_t>(2, (4 * size_t(prop.l2CacheSize) + bytes - 1) / bytes);
+    std::vector<T> host(n);
+    double want = 0, mag = 0;
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; ++i) {
+        host[i] = T(float(int(i * 37 % 2001) - 1000) * 0.25f);
+        float v = ToFloat{}(host[i]);
+        want += v, mag += std::fabs(v), lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+    std::vector<T *> xs(count);
+    for (auto &x : xs) {
+        CHECK(cudaMalloc(&x, bytes));
+        CHECK(cudaMemcpy(x, host.data(), bytes, cudaMemcpyHostToDevice));
+    }
+    float *sum = nullptr;
+    T *ext = nullptr;  // min, max
+    CHECK(cudaMalloc(&sum, sizeof(float)));
+    CHECK(cudaMalloc(&ext, 2 * sizeof(T)));
+    const int items = int(n);
+    auto reduce_sum = [&](void *temp, size_t &tb, int i) {
+        return cub::DeviceReduce::TransformReduce(temp, tb, xs[i % count], sum, items, cuda::std::plus<float>{},
+                                                  ToFloat{}, 0.0f, stream);
+    };
+    auto reduce_min = [&](void *temp, size_t &tb, int i) {
+        return cub::DeviceReduce::Min(temp, tb, xs[i % count], ext, items, stream);
+    };
+    auto reduce_max = [&](void *temp, size_t &tb, int i) {
+        return cub::DeviceReduce::Max(temp, tb, xs[i % count], ext + 1, items, stream);
+    };
+    size_t temp_bytes = 0, tb = 0;
+    CHECK(reduce_sum(nullptr, tb, 0));
+    temp_bytes = std::max(temp_bytes, tb);
+    CHECK(reduce_min(nullptr, tb, 0));
+    temp_bytes = std::max(temp_bytes, tb);
+    CHECK(reduce_max(nullptr, tb, 0));
+    temp_bytes = std::max(temp_bytes, tb);
+    void *temp = nullptr;
+    CHECK(cudaMalloc(&temp, temp_bytes));
+    auto timed = [&](auto reduce) {
+        return median_ms(stream, REPS, [&](int i) {
+            size_t t = temp_bytes;
+            CHECK(reduce(temp, t, i));
+        });
+    };
+    const double ms[3] = {timed(reduce_sum), timed(reduce_min), timed(reduce_max)};
+    float got_sum = 0;
+    T got[2];
+    CHECK(cudaMemcpy(&got_sum, sum, sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(got, ext, 2 * sizeof(T), cudaMemcpyDeviceToHost));
+    // Exact min and max; the f32 sum of 2^27 values within a tree's rounding of the f64 one.
+    const bool ok[3] = {std::fabs(got_sum - want) <= 1e-5 * mag, ToFloat{}(got[0]) == lo, ToFloat{}(got[1]) == hi};
+    const char *what[3] = {"cub::DeviceReduce::TransformReduce (to float, plus)", "cub::DeviceReduce::Min",
+                           "cub::DeviceReduce::Max"};
+    for (int k = 0; k < 3; ++k)
+        std::printf("| %s | %s | %zu | %.1f | %.0f | %s |\n", what[k], name, n, ms[k] * 1e3,
+                    bytes / (ms[k] * 1e-3) / 1e9, ok[k] ? "ok" : "FAIL");
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(ext));
+    CHECK(cudaFree(sum));
+    for (auto x : xs) CHECK(cudaFree(x));
+    if (!(ok[0] && ok[1] && ok[2])) {
+        std::fprintf(stderr, "native half %s: sum %f (want %f), min %f, max %f (want %f, %f)\n", name,
+                     double(got_sum), want, double(ToFloat{}(got[0])), double(ToFloat{}(got[1])), double(lo),
+                     double(hi));
+        std::exit(1);
+    }
+}
+
+static void half_section(cudaStream_t stream, const cudaDeviceProp &prop) {
+    std::printf("\n### native: f16 and bf16 reductions, 2^28 bytes (cold: rotated past L2; median of %d after %d)\n\n",
+                REPS, WARMUP_REPS);
+    std::printf("| what | type | n | cold µs | GB/s | check |\n|---|---|---|---|---|---|\n");
+    half_rows<__half>(stream, prop, "f16");
+    half_rows<__nv_bfloat16>(stream, prop, "bf16");
+}
+
 int main(int argc, char **argv) {
     std::string shapes_path = "data/sgemv_shapes.csv";
     std::vector<std::string> sections;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--shapes") == 0 && i + 1 < argc) {
             shapes_path = argv[++i];
-        } else if (std::strcmp(argv[i], "value") == 0 || std::strcmp(argv[i], "sgemv") == 0) {
+        } else if (std::strcmp(argv[i], "value") == 0 || std::strcmp(argv[i], "sgemv") == 0 ||
+                   std::strcmp(argv[i], "half") == 0) {
             sections.push_back(argv[i]);
         } else {
-            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [value|sgemv]...\n", argv[i]);
+            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [value|sgemv|half]...\n",
+                         argv[i]);
             return 2;
         }
     }
@@ -298,6 +394,7 @@ int main(int argc, char **argv) {
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     if (wanted("value")) value_section(stream);
     if (wanted("sgemv")) sgemv_section(stream, prop, shapes);
+    if (wanted("half")) half_section(stream, prop);
     CHECK(cudaStreamDestroy(stream));
     return 0;
 }

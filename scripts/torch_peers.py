@@ -168,10 +168,16 @@ def sum_hot_cold(dev, reps, warmup, l2):
             release()
 
 
+def sum_f32(x):
+    return torch.sum(x, dtype=torch.float32)
+
+
 def aminmax_per_dtype(dev, reps, warmup):
-    """torch.aminmax and torch.sum per dtype, 2^28 bytes, cold (2 tensors)."""
+    """torch.aminmax and torch.sum per dtype, 2^28 bytes, cold (2 tensors); float16 and bfloat16
+    sum as x.sum(dtype=torch.float32), the peer of the library's f32-accumulated half sums."""
     header("torch.aminmax / torch.sum, 2^28 bytes, cold")
-    dtypes = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.float32, torch.float64]
+    dtypes = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.float32, torch.float64,
+              torch.float16, torch.bfloat16]
     if hasattr(torch, "uint16"):
         dtypes.insert(2, torch.uint16)
     for dt in dtypes:
@@ -183,7 +189,9 @@ def aminmax_per_dtype(dev, reps, warmup):
         except Exception as e:  # noqa: BLE001
             print(f"| (skipped) | {n} | {name} | cold | - | - |  <!-- {type(e).__name__}: {e} -->")
             continue
-        for what, fn in (("torch.aminmax", torch.aminmax), ("torch.sum", torch.sum)):
+        halves = dt in (torch.float16, torch.bfloat16)
+        sums = ("x.sum(dtype=torch.float32)", sum_f32) if halves else ("torch.sum", torch.sum)
+        for what, fn in (("torch.aminmax", torch.aminmax), sums):
             try:
                 us = time_median(fn, xs, reps, warmup)
                 row(what, f"{n}", name, "cold (2)", us, 1 << 28)

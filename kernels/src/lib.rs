@@ -2,10 +2,9 @@
 //! rustc_codegen_nvvm, and the constants the host shares with them ([`config`]).
 //!
 //! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]; the 16-bit
-//! floats' in [`halves`]), per-thread
-//! loads and folds ([`thread`]), warp reductions ([`warp`]), the host's tagged result words
-//! ([`publish`]), block reductions ([`block`]), then the device-wide kernels ([`reduce`],
-//! [`typed`], [`sgemv`]).
+//! floats' in [`halves`], the min/max folds in [`packed`]), per-thread loads and folds
+//! ([`thread`]), warp reductions ([`warp`]), the host's tagged result words ([`publish`]), block
+//! reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`sgemv`]).
 #![cfg_attr(
     target_os = "cuda",
     no_std,

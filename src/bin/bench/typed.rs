@@ -1,19 +1,32 @@
 //! The typed reductions: every op on every element type, 2^28 bytes per input, cold (inputs
-//! rotated past L2), against the 1 GiB copy.
+//! rotated past L2), against the 1 GiB copy and a cold copy moving as many bytes.
 use crate::harness::{
-    buffers, rotation,
+    buffers, rotation, same_size_copy_ms,
     Fmt::{Fixed, Percent, Text},
     Table, REPS, WARMUP,
 };
 use crate::timing::{gbps, median_ms};
-use cudakernels::{Gpu, GpuStream, Result, TypedElement, TypedOp};
+use cudakernels::{bf16, f16, Gpu, GpuStream, Result, TypedElement, TypedOp};
 
-const TABLE: Table =
-    Table::markdown("| type | op | median µs | GB/s | % of copy |", &[Text, Text, Fixed(1), Fixed(0), Percent(1)]);
+const TABLE: Table = Table::markdown(
+    "| type | op | median µs | GB/s | % of copy | % of same-size copy |",
+    &[Text, Text, Fixed(1), Fixed(0), Percent(1), Percent(1)],
+);
+/// Bytes of every input.
+const BYTES: usize = 1 << 28;
+
+/// GB/s (as [`gbps`] counts a kernel's bytes) of a cold copy moving `BYTES` (read + write).
+fn same_size_bw(s: &GpuStream) -> Result<f64> {
+    let srcs = buffers(rotation(s, BYTES / 2), BYTES / 8, |i| i as f32)?;
+    Ok(gbps(BYTES, same_size_copy_ms(s, &srcs, BYTES / 8, BYTES)?))
+}
 
 pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     let s = gpu.default_stream();
+    let same_bw = same_size_bw(s)?;
     println!("### Typed reductions, 2^28 bytes per input (cold: rotated)\n");
+    println!("Same-size copy (2^27 bytes read, 2^27 written, cold): {:.0} GB/s\n", same_bw);
+    let copy_bw = (copy_bw, same_bw);
     TABLE.header();
     rows::<u8, _>(s, copy_bw, |i| (i * 31 % 251) as u8)?;
     rows::<i8, _>(s, copy_bw, |i| (i * 31 % 251) as i8)?;
@@ -23,15 +36,16 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     rows::<u32, _>(s, copy_bw, |i| (i as u32).wrapping_mul(2654435761))?;
     rows::<f32, _>(s, copy_bw, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
     rows::<f64, _>(s, copy_bw, |i| (i % 1000) as f64 * 0.5 - 250.0)?;
+    rows::<f16, _>(s, copy_bw, |i| f16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
+    rows::<bf16, _>(s, copy_bw, |i| bf16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
     println!();
     Ok(())
 }
 
-/// Every op on element type `T`, inputs filled by `fill`.
-fn rows<T: TypedElement, F: Fn(usize) -> T>(s: &GpuStream, copy_bw: f64, fill: F) -> Result<()> {
-    let bytes = 1usize << 28;
-    let n = bytes / std::mem::size_of::<T>();
-    let bufs = buffers(rotation(s, bytes), n, fill)?;
+/// Every op on element type `T`, inputs filled by `fill`; `copy_bw` = (1 GiB copy, same-size copy).
+fn rows<T: TypedElement, F: Fn(usize) -> T>(s: &GpuStream, copy_bw: (f64, f64), fill: F) -> Result<()> {
+    let n = BYTES / std::mem::size_of::<T>();
+    let bufs = buffers(rotation(s, BYTES), n, fill)?;
     let mut out = buffers(1, 2, |_| T::default())?;
     let mut sum_out = buffers(1, 1, |_| T::Sum::default())?;
     for op in TypedOp::ALL.iter() {
@@ -42,8 +56,9 @@ fn rows<T: TypedElement, F: Fn(usize) -> T>(s: &GpuStream, copy_bw: f64, fill: F
                 _ => s.reduce_into(*op, input, &mut out[0]),
             }
         })?;
-        let bw = gbps(bytes, ms);
-        TABLE.row(&[T::NAME.into(), op.name().into(), (ms * 1e3).into(), bw.into(), (100.0 * bw / copy_bw).into()]);
+        let bw = gbps(BYTES, ms);
+        let (all, same) = (100.0 * bw / copy_bw.0, 100.0 * bw / copy_bw.1);
+        TABLE.row(&[T::NAME.into(), op.name().into(), (ms * 1e3).into(), bw.into(), all.into(), same.into()]);
     }
     Ok(())
 }
