@@ -1,4 +1,4 @@
-//! A sum, a minmax and an sgemv on the GPU, each checked against the CPU.
+//! A sum, a minmax (f32 and f16) and an sgemv on the GPU, each checked against the CPU.
 //! Exits 1 with one line where there is no CUDA device, 2 where a result is wrong.
 use cudakernels::cust::memory::{CopyDestination, DeviceBuffer};
 use cudakernels::{Error, ReduceStrategy, SgemvOptions};
@@ -57,6 +57,17 @@ fn run() -> Result<bool, Error> {
     let (lo, hi) = stream.minmax(&dx)?;
     ok &= check("min", lo as f64, x.iter().fold(f32::INFINITY, |a, &b| a.min(b)) as f64, 0.0);
     ok &= check("max", hi as f64, x.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b)) as f64, 0.0);
+
+    // The same values as f16 (`cudakernels::f16`, the `half` crate's): summed in f32, minmax exact.
+    let h: Vec<cudakernels::f16> = x.iter().map(|&v| cudakernels::f16::from_f32(v)).collect();
+    let dh = DeviceBuffer::from_slice(&h).map_err(Error::cuda("cuMemcpyHtoD"))?;
+    let wide: Vec<f64> = h.iter().map(|v| v.to_f64()).collect();
+    let abs: f64 = wide.iter().map(|v| v.abs()).sum();
+    let hsum = stream.sum(&dh)?;
+    ok &= check("f16 sum", hsum as f64, wide.iter().sum(), 21.0 * f32::EPSILON as f64 * abs);
+    let (hlo, hhi) = stream.minmax(&dh)?;
+    ok &= check("f16 min", hlo.to_f64(), wide.iter().fold(f64::INFINITY, |a, &b| a.min(b)), 0.0);
+    ok &= check("f16 max", hhi.to_f64(), wide.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b)), 0.0);
 
     // y = A v for a 1000 × 300 row-major A, y poisoned first; each row within n ulps of Σ|a·v|.
     let (m, n) = (1000, 300);
