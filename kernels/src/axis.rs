@@ -49,7 +49,14 @@ pub const AXIS_KERNELS: [&str; 3] = ["rows", "cols", "fold"];
 /// `item / chunks` (chunks of whole 4-vector batches from the row's start).
 #[cfg(target_os = "cuda")]
 #[inline(always)]
-unsafe fn item_range(item: usize, n: usize, lda: usize, offsets: *const u64, chunks: usize, per_vec: usize) -> (usize, usize) {
+unsafe fn item_range(
+    item: usize,
+    n: usize,
+    lda: usize,
+    offsets: *const u64,
+    chunks: usize,
+    per_vec: usize,
+) -> (usize, usize) {
     if !offsets.is_null() {
         // Clamped to the input (`n` elements): a bad offset reads nothing outside it.
         let begin = core::cmp::min(*offsets.add(item) as usize, n);
@@ -88,11 +95,8 @@ unsafe fn rows_body<E: Element, O: Fold<E>>(
     let mut first = block_index() * per_block;
     while first + warp_first < items {
         let item = first + group;
-        let (begin, end) = if item < items {
-            item_range(item, n, lda, offsets, chunks as usize, E::PER_VEC)
-        } else {
-            (0, 0)
-        };
+        let (begin, end) =
+            if item < items { item_range(item, n, lda, offsets, chunks as usize, E::PER_VEC) } else { (0, 0) };
         let v = warp::group_reduce::<O>(fold_range::<E, O>(input.add(begin), end - begin, lane, lanes as usize), lanes);
         if lane == 0 && item < items {
             *out.add(item) = v;
@@ -127,7 +131,12 @@ unsafe fn cols_body<E: Element, O: Fold<E>>(
     let mut acc = O::identity();
     let mut r = r0 + phase;
     while r + 3 * phases < r1 {
-        let v = [*p.add(r * lda), *p.add((r + phases) * lda), *p.add((r + 2 * phases) * lda), *p.add((r + 3 * phases) * lda)];
+        let v = [
+            *p.add(r * lda),
+            *p.add((r + phases) * lda),
+            *p.add((r + 2 * phases) * lda),
+            *p.add((r + 3 * phases) * lda),
+        ];
         for k in 0..4 {
             acc = O::fold(acc, v[k]);
         }
@@ -157,7 +166,12 @@ unsafe fn fold_body<O: ReduceOp>(
         let mut acc = O::identity();
         let mut k = tid;
         while k + 3 * step < chunks {
-            let v = [*p.add(k * chunk_stride), *p.add((k + step) * chunk_stride), *p.add((k + 2 * step) * chunk_stride), *p.add((k + 3 * step) * chunk_stride)];
+            let v = [
+                *p.add(k * chunk_stride),
+                *p.add((k + step) * chunk_stride),
+                *p.add((k + 2 * step) * chunk_stride),
+                *p.add((k + 3 * step) * chunk_stride),
+            ];
             for j in 0..4 {
                 acc = O::combine(acc, v[j]);
             }

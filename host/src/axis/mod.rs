@@ -154,7 +154,8 @@ impl GpuStream {
         out: &mut DeviceSlice<O>,
         per: usize,
     ) -> Result<()> {
-        let m = offsets.len().checked_sub(1).ok_or(Error::LengthMismatch { what: "offsets", expected: 1, actual: 0 })?;
+        let m =
+            offsets.len().checked_sub(1).ok_or(Error::LengthMismatch { what: "offsets", expected: 1, actual: 0 })?;
         need_out(out, m * per)?;
         let written = bytes_of(&out.index(..m * per));
         check_overlap(written, bytes_of(input), "input")?;
@@ -227,7 +228,9 @@ impl GpuStream {
         out: &mut DeviceSlice<T>,
     ) -> Result<()> {
         match op {
-            TypedOp::Sum => Err(Error::Unsupported { what: "sum into an element-typed buffer: use segmented_sum".into() }),
+            TypedOp::Sum => {
+                Err(Error::Unsupported { what: "sum into an element-typed buffer: use segmented_sum".into() })
+            }
             TypedOp::MinMax => self.segmented(op, input, offsets, out, 2),
             _ => self.segmented(op, input, offsets, out, 1),
         }

@@ -34,10 +34,11 @@ impl AxisShape {
         if self.m == 0 || self.n == 0 {
             return Ok(0);
         }
-        (self.m - 1)
-            .checked_mul(self.lda)
-            .and_then(|s| s.checked_add(self.n))
-            .ok_or(Error::TooLarge { what: "(m - 1)·lda + n", len: self.m, max: usize::MAX / self.lda.max(1) })
+        (self.m - 1).checked_mul(self.lda).and_then(|s| s.checked_add(self.n)).ok_or(Error::TooLarge {
+            what: "(m - 1)·lda + n",
+            len: self.m,
+            max: usize::MAX / self.lda.max(1),
+        })
     }
 
     /// `LeadingDimension` (lda < n), `TooLarge` (the span past usize), `LengthMismatch` (an
