@@ -6,6 +6,8 @@ use crate::config::MinMax as Pair;
 use crate::shuffle::Shuffle;
 use core::marker::PhantomData;
 
+pub mod arg;
+
 /// An associative reduction: identity and combine on the accumulator type.
 pub trait ReduceOp {
     type Acc: Shuffle;
