@@ -145,3 +145,12 @@ pub struct MinMax<T> {
     pub min: T,
     pub max: T,
 }
+
+/// A value and its index, as the arg kernels (argmin, argmax, argminmax) write them: `repr(C)`,
+/// so the value's bytes, padding to 8, then the index's.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ValueIndex<T> {
+    pub value: T,
+    pub index: u64,
+}
