@@ -85,6 +85,17 @@ fn axis_f64() {
     every_shape::<f64>("axis_f64_special", &[f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, -0.0]);
 }
 
+#[test]
+fn axis_f16() {
+    use cudakernels::f16;
+    every_shape::<f16>("axis_f16", &[f16::NAN, f16::INFINITY, f16::NEG_INFINITY, f16::NEG_ZERO, f16::ZERO]);
+}
+#[test]
+fn axis_bf16() {
+    use cudakernels::bf16;
+    every_shape::<bf16>("axis_bf16", &[bf16::NAN, bf16::INFINITY, bf16::NEG_INFINITY, bf16::NEG_ZERO, bf16::ZERO]);
+}
+
 /// Every named strategy's parameters on shapes they split, pad and offset.
 #[test]
 fn named_strategies() {

@@ -85,6 +85,11 @@ fn segments_f32() {
 fn segments_f64() {
     ragged::<f64>("segments_f64", &[f64::NEG_INFINITY, -0.0, 0.0]);
 }
+#[test]
+fn segments_bf16() {
+    use cudakernels::bf16;
+    ragged::<bf16>("segments_bf16", &[bf16::NAN, bf16::NEG_ZERO, bf16::ZERO]);
+}
 
 /// Offsets past the input read up to its end; a decreasing pair is an empty segment.
 #[test]

@@ -136,6 +136,8 @@ fn axis_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
         + axis::<u32>(gpu, rng)
         + axis::<f32>(gpu, rng)
         + axis::<f64>(gpu, rng)
+        + axis::<cudakernels::f16>(gpu, rng)
+        + axis::<cudakernels::bf16>(gpu, rng)
 }
 
 #[test]

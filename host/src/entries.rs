@@ -2,7 +2,7 @@
 //! open, so that a launch looks its function up by index, without a lock or a string. The
 //! names come from the kernels' own tables.
 use crate::ladder::ladder_names;
-use kernels::axis::AXIS_KERNELS;
+use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
 use kernels::sgemv::SGEMV_KERNELS;
 use kernels::typed::{TYPED_OPS, TYPED_TYPES};
@@ -28,7 +28,7 @@ pub(crate) fn entry_names() -> Vec<String> {
     names.extend(SGEMV_KERNELS.iter().map(|e| e.name.to_string()));
     for kernel in AXIS_KERNELS.iter() {
         for op in TYPED_OPS.iter() {
-            names.extend(TYPED_TYPES.iter().map(|t| format!("axis_{}_{}_{}", kernel, op, t)));
+            names.extend(AXIS_TYPES.iter().map(|t| format!("axis_{}_{}_{}", kernel, op, t)));
         }
     }
     names
@@ -56,8 +56,8 @@ pub(crate) fn sgemv_entry(k: usize) -> usize {
 
 /// Axis kernel number `kernel` (in `AXIS_KERNELS`) of typed op number `op` over `type_name`.
 pub(crate) fn axis_entry(kernel: usize, op: usize, type_name: &str) -> usize {
-    let t = TYPED_TYPES.iter().position(|&t| t == type_name).expect("a typed type");
-    AXIS + (kernel * TYPED_OPS.len() + op) * TYPED_TYPES.len() + t
+    let t = AXIS_TYPES.iter().position(|&t| t == type_name).expect("an axis type");
+    AXIS + (kernel * TYPED_OPS.len() + op) * AXIS_TYPES.len() + t
 }
 
 #[cfg(test)]
@@ -68,7 +68,8 @@ mod tests {
     #[test]
     fn every_index_names_its_entry_point() {
         let names = entry_names();
-        assert_eq!(names.len(), AXIS + AXIS_KERNELS.len() * TYPED_OPS.len() * TYPED_TYPES.len());
+        assert_eq!(names.len(), AXIS + AXIS_KERNELS.len() * TYPED_OPS.len() * AXIS_TYPES.len());
+        assert_eq!(names[axis_entry(0, 1, "bf16")], "axis_rows_min_bf16");
         assert_eq!(names[axis_entry(0, 0, "u8")], "axis_rows_sum_u8");
         assert_eq!(names[axis_entry(2, 3, "f64")], "axis_fold_minmax_f64");
         assert_eq!(names[axis_entry(1, 2, "i16")], "axis_cols_max_i16");

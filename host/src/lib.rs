@@ -22,7 +22,7 @@ pub use cust;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
-pub use kernels::axis::AXIS_KERNELS;
+pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 pub use kernels::config;
 pub use kernels::reduce::{LadderGrid, LADDER_BLOCKS, LADDER_TYPES};
 pub use kernels::sgemv::SGEMV_KERNELS;

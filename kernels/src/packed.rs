@@ -28,6 +28,8 @@ impl PackedMinMax for u32 {}
 impl PackedMinMax for i32 {}
 impl PackedMinMax for f32 {}
 impl PackedMinMax for f64 {}
+impl PackedMinMax for half::f16 {}
+impl PackedMinMax for half::bf16 {}
 
 /// `prmt.b32`: bytes of (a, b) picked by the nibbles of `sel`.
 #[inline(always)]

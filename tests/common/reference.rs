@@ -70,3 +70,27 @@ macro_rules! float_reference {
     )*};
 }
 float_reference!(f32, U32; f64, U64);
+
+/// f16 and bf16: compared through f32 (exact), sums accumulated in f32.
+macro_rules! half_reference {
+    ($($t:ident),*) => {$(
+        impl Reference for cudakernels::$t {
+            fn random(rng: &mut Rng) -> Self { Self::from_f64(rng.range(-1000.0, 1000.0)) }
+            fn extremes() -> Vec<Self> { vec![Self::MIN, Self::MAX, Self::NEG_ZERO, Self::ZERO] }
+            fn same(self, other: Self) -> bool { (self.is_nan() && other.is_nan()) || self.to_bits() == other.to_bits() }
+            fn ref_min(a: Self, b: Self) -> Self {
+                Self::from_f32(f32::ref_min(a.to_f32(), b.to_f32()))
+            }
+            fn ref_max(a: Self, b: Self) -> Self {
+                Self::from_f32(f32::ref_max(a.to_f32(), b.to_f32()))
+            }
+            fn ref_sum(v: &[Self]) -> f32 { v.iter().map(|x| x.to_f64()).sum::<f64>() as f32 }
+            fn sum_ok(got: f32, v: &[Self]) -> bool { Self::sum_ok_depth(got, v, 256) }
+            fn sum_ok_depth(got: f32, v: &[Self], depth: usize) -> bool {
+                let wide: Vec<f32> = v.iter().map(|x| x.to_f32()).collect();
+                f32::sum_ok_depth(got, &wide, depth)
+            }
+        }
+    )*};
+}
+half_reference!(f16, bf16);
