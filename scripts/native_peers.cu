@@ -133,23 +133,30 @@ struct Shape {
     std::exit(1);
 }
 
+// The data lines (number, text) of the file at `path`, after `#` comments and blank lines and
+// the line `header`, which must come first.
+static std::vector<std::pair<int, std::string>> data_lines(const std::string &path, const char *header) {
+    std::ifstream in(path);
+    if (!in) bad_shapes(path, 0, "cannot be read");
+    std::vector<std::pair<int, std::string>> lines;
+    std::string line;
+    bool seen = false;
+    for (int number = 1; std::getline(in, line); ++number) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line[0] == '#') continue;
+        if (!seen && line != header) bad_shapes(path, number, "not the header");
+        if (seen) lines.push_back({number, line});
+        seen = true;
+    }
+    return lines;
+}
+
 // The rows of set `wanted` in the shapes file at `path` (data/sgemv_shapes.csv): after `#`
 // comments and blank lines, the header "m,n,pad,a_offset,x_offset,sets", then one shape a line,
 // its sets separated by spaces.
 static std::vector<Shape> load_shapes(const std::string &path, const std::string &wanted) {
-    std::ifstream in(path);
-    if (!in) bad_shapes(path, 0, "cannot be read");
     std::vector<Shape> shapes;
-    std::string line;
-    bool header = false;
-    for (int number = 1; std::getline(in, line); ++number) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.empty() || line[0] == '#') continue;
-        if (!header) {
-            if (line != "m,n,pad,a_offset,x_offset,sets") bad_shapes(path, number, "not the header");
-            header = true;
-            continue;
-        }
+    for (auto &[number, line] : data_lines(path, "m,n,pad,a_offset,x_offset,sets")) {
         Shape s{};
         int used = -1;
         std::sscanf(line.c_str(), "%zu,%zu,%zu,%zu,%zu,%n", &s.m, &s.n, &s.pad, &s.a_off, &s.x_off, &used);
@@ -280,19 +287,8 @@ static void sgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const
 // The axis shapes file's rows (kind, m, n): the row offsets i·n of a dense m × n matrix, or the
 // ragged segments' offsets (segment i has (i · 2654435761 mod 2^32) mod (n + 1) elements).
 static std::vector<std::pair<std::string, std::vector<int>>> load_axis_cases(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) bad_shapes(path, 0, "cannot be read");
     std::vector<std::pair<std::string, std::vector<int>>> cases;
-    std::string line;
-    bool header = false;
-    for (int number = 1; std::getline(in, line); ++number) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.empty() || line[0] == '#') continue;
-        if (!header) {
-            if (line != "kind,m,n") bad_shapes(path, number, "not the header kind,m,n");
-            header = true;
-            continue;
-        }
+    for (auto &[number, line] : data_lines(path, "kind,m,n")) {
         char kind[16] = {};
         unsigned long long m = 0, n = 0;
         if (std::sscanf(line.c_str(), "%15[a-z],%llu,%llu", kind, &m, &n) != 3) bad_shapes(path, number, "not kind,m,n");

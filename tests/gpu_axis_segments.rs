@@ -20,7 +20,7 @@ fn run_segments<T: Reference>(s: &GpuStream, input: &[T], offset: usize, offsets
     let m = lines.len();
     for &op in TypedOp::ALL.iter() {
         let ctx = format!("{} {:?}", ctx, op);
-        let (mut sums, mut values) = (poisoned::<T::Sum>(m), poisoned::<T>(2 * m));
+        let (sums, values) = (poisoned::<T::Sum>(m), poisoned::<T>(2 * m));
         match op {
             TypedOp::Sum => s.segmented_sum(&view, &offs, &mut sums.index(..m)),
             _ => s.segmented_reduce(op, &view, &offs, &mut values.index(..)),

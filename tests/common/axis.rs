@@ -89,7 +89,7 @@ pub fn run_case<T: Reference>(s: &GpuStream, case: &Case<T>, axis: Axis, strateg
     let lines: Vec<Vec<T>> = (0..results).map(|i| case.line(axis, i)).collect();
     for &op in TypedOp::ALL.iter() {
         let ctx = format!("{} {:?} {:?} {:?}", ctx, op, axis, strategy);
-        let (mut sums, mut values) = (poisoned::<T::Sum>(results), poisoned::<T>(2 * results));
+        let (sums, values) = (poisoned::<T::Sum>(results), poisoned::<T>(2 * results));
         match op {
             TypedOp::Sum => s.sum_along(axis, case.shape, &view, &mut sums.index(..results), strategy),
             _ => s.reduce_along(op, axis, case.shape, &view, &mut values.index(..), strategy),

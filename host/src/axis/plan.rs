@@ -125,7 +125,7 @@ pub fn auto_strategy(axis: Axis, shape: AxisShape, elem: usize, sm_count: u32) -
     let mut chunks = 1;
     if lanes == WARP_SIZE && shape.m < sm * AXIS_SPLIT_BELOW_WARPS_PER_SM {
         let want = div_ceil(sm * AXIS_SPLIT_WARPS_PER_SM, shape.m.max(1));
-        chunks = want.min(row_bytes / AXIS_MIN_CHUNK_BYTES).min(AXIS_MAX_CHUNKS).max(1);
+        chunks = want.min(row_bytes / AXIS_MIN_CHUNK_BYTES).clamp(1, AXIS_MAX_CHUNKS);
     }
     (shape, AxisStrategy::Rows { lanes, chunks: chunks as u32 })
 }
