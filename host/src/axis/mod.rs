@@ -89,7 +89,7 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             args.u32(lanes).u32(chunks).ptr(partials);
             // SAFETY: `axis_rows_{op}_{T}` takes (input, rows, n, lda, offsets, lanes, chunks, out)
             // as pushed; the shape fits the input or the offsets index it (clamped to its
-            // length); `partials` (or the caller's out) holds m·chunks `A`; `lanes` is a power
+            // length); `partials` (or the caller's out) holds m·chunks accumulators; `lanes` is a power
             // of two ≤ 32 (resolved), the block `AXIS_BLOCK`.
             unsafe { q.launch(axis_entry(ROWS, op, job.type_name), grid, AXIS_BLOCK, &args)? };
         }
@@ -109,7 +109,7 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
         let grid = f.items.min(q.gpu().max_grid_x() as usize) as u32;
         // SAFETY: `axis_fold_{op}_{T}` takes (partials, items, chunks, item_stride, chunk_stride,
         // out) as pushed; the first launch, before it on this stream, filled the partials as the
-        // plan lays them out; `job.out` holds `items` `A`.
+        // plan lays them out; `job.out` holds `items` accumulators.
         unsafe { q.launch(axis_entry(FOLD, op, job.type_name), grid, AXIS_BLOCK, &args)? };
     }
     Ok(())

@@ -7,8 +7,9 @@ use kernels::config::{
     AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, VECTOR_BYTES, WARP_SIZE,
 };
 
-/// Most partials one result folds (`fold`: 16 per thread, four loads in flight at a time).
-pub const AXIS_MAX_CHUNKS: usize = 16 * AXIS_BLOCK as usize;
+/// Most partials one result folds (`fold`: 64 per thread, four loads in flight at a time):
+/// enough splits for few columns to fill the device (2^20 × 16: 1024 blocks), a fold of a few µs.
+pub const AXIS_MAX_CHUNKS: usize = 64 * AXIS_BLOCK as usize;
 
 /// A row-major m×n matrix whose row i starts at element i·lda of the buffer (`lda ≥ n`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -51,13 +51,13 @@ fn auto_serves_the_benchmark_shapes() {
     // Few long rows: split, chunks of at least AXIS_MIN_CHUNK_BYTES.
     assert_eq!(auto(Axis::Rows, 32, 128_256).1, rows(32, (128_256 * 4 / AXIS_MIN_CHUNK_BYTES) as u32));
     assert_eq!(auto(Axis::Rows, 16, 1 << 22).1, rows(32, 528));
-    assert_eq!(auto(Axis::Rows, 1, 1 << 26).1, rows(32, AXIS_MAX_CHUNKS as u32));
+    assert_eq!(auto(Axis::Rows, 1, 1 << 26).1, rows(32, 132 * 64));
     // A contiguous column is one row.
     assert_eq!(auto(Axis::Columns, 1 << 26, 1), auto(Axis::Rows, 1, 1 << 26));
     // Columns: tiles as wide as n (to the block), rows split to fill the device.
     assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 66 });
-    assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 64, splits: 1024 });
-    assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 16, splits: 256 });
+    assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 64, splits: 1056 });
+    assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 16, splits: 1024 });
     assert_eq!(auto(Axis::Columns, 1, 1 << 26).1, AxisStrategy::Columns { tile: 256, splits: 1 });
 }
 
