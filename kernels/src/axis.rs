@@ -1,6 +1,7 @@
 //! Reductions along an axis of a row-major m×n matrix with row stride `lda` (elements), and of
 //! segments given by offsets: sum, min, max and minmax per row, column or segment, over the
-//! typed reductions' element types ([`crate::typed`]), with the same accumulators and operators.
+//! typed reductions' element types ([`crate::typed`]) and f16/bf16 (sums in f32), with the same
+//! accumulators and operators.
 //!
 //! Three kernels per (op, type), `axis_{kernel}_{op}_{type}`:
 //! - `rows`: a group of `lanes` lanes (1 to 32) reduces each work item: a row, a chunk of a row
@@ -18,8 +19,8 @@
 //! Launch with `AXIS_BLOCK`-thread blocks (whole warps, `lanes` and `tile` powers of two that
 //! divide it). `rows`: `input` holds (rows − 1)·lda + n elements, or `n` for segments (offsets
 //! are clamped to it; a decreasing pair is an empty segment); `offsets` is null or holds
-//! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid. `cols`: a grid of ⌈n / tile⌉·splits blocks, `out` holds
-//! splits·(AXIS_BLOCK / tile)·n accumulators. `fold`: `partials` holds item i's chunk k at
+//! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid. `cols`: a grid of
+//! ⌈n / tile⌉·splits blocks, `out` holds splits·(AXIS_BLOCK / tile)·n accumulators. `fold`: `partials` holds item i's chunk k at
 //! i·item_stride + k·chunk_stride, `out` holds `items` accumulators; any grid.
 //!
 //! # Thread mapping
