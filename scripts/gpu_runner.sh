@@ -31,6 +31,7 @@ for m in ${MODE}; do
 done
 export BENCH_CSV_DIR="${BENCH_CSV_DIR:-$PWD/csv}"
 SHAPES=data/sgemv_shapes.csv   # the sgemv shapes the peers time (the Rust binaries embed it)
+AXIS_SHAPES=data/axis_shapes.csv   # the axis-reduction shapes, likewise
 mkdir -p "$BENCH_CSV_DIR"
 
 FAILED=0          # any failure anywhere -> non-zero exit
@@ -99,7 +100,8 @@ stage_sanitizer() {
              "gpu_sweep every_kernel_once" "gpu_streams value_calls_allocate_nothing_once_the_scratch_has_grown" \
              "gpu_stress stress_64_streams_of_one_handle" "value_calls back_to_back_value_calls_each_return_their_own_result" \
              "gpu_sgemv alpha_zero_reads_neither_a_nor_x" "gpu_half half_signed_zeros_and_outputs" \
-             "gpu_half bf16_sums_are_deterministic"; do
+             "gpu_half bf16_sums_are_deterministic" "gpu_axis axis_i16" "gpu_axis named_strategies" \
+             "gpu_axis_segments segments_f32" "gpu_axis_segments offsets_are_clamped_to_the_input"; do
         set -- $t
         [ -x "tests/$1" ] || { echo "(tests/$1 not in bundle, skipped)"; continue; }
         hdr "sanitizer: tests/$1 $2"
@@ -154,7 +156,7 @@ stage_bench() {
     hdr "bench: bin/bench"
     if ./bin/bench; then note "bench" PASS; else note "bench" "FAIL (exit $?)"; fi
     hdr "bench: torch_peers.py"
-    if PYTHONUNBUFFERED=1 python3 torch_peers.py --shapes "$SHAPES"; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
+    if PYTHONUNBUFFERED=1 python3 torch_peers.py --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES"; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
     stage_native
 }
 
@@ -165,7 +167,7 @@ stage_native() {
     nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
     if [ -z "$nvcc" ]; then echo "native: nvcc not found, native peers skipped"; SUMMARY+=("native: SKIPPED (no nvcc)"); return; fi
     cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
-    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas && ./native_peers --shapes "$SHAPES"; then
+    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas && ./native_peers --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES"; then
         note "native" PASS
     else note "native" "FAIL (exit $?)"; fi
 }

@@ -1,7 +1,8 @@
 // Native C++ peers for the cudakernels benchmarks, compiled on the GPU machine by the runner:
 //   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_XX -o native_peers native_peers.cu
 //   (sgemv needs -lcublas)
-// Usage: ./native_peers [--shapes PATH] [value|sgemv|half]...   (sections; all by default). Prints
+// Usage: ./native_peers [--shapes PATH] [--axis-shapes PATH] [value|sgemv|half|axis]...   (sections;
+// all by default). Prints
 // markdown tables; with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv there. PATH is the
 // sgemv shapes file (default data/sgemv_shapes.csv, from the working directory).
 //   value  a value to the host: cub::DeviceReduce::Sum into a device word, cudaMemcpyAsync into
@@ -15,6 +16,9 @@
 //          after WARMUP_REPS: cub::DeviceReduce::TransformReduce converting each half to float
 //          (the sum in f32, the library's and x.sum(dtype=torch.float32)'s), DeviceReduce::Min
 //          and Max; checked against a host reference.
+//   axis   cub::DeviceSegmentedReduce Sum, Max and ArgMax over the rows of the dense shapes and
+//          the ragged segments of the axis shapes file (default data/axis_shapes.csv), float and
+//          bfloat16, cold; offsets as an int array (begin = offsets, end = offsets + 1).
 // Every CUDA and cuBLAS call is checked.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -136,23 +140,30 @@ struct Shape {
     std::exit(1);
 }
 
+// The data lines (number, text) of the file at `path`, after `#` comments and blank lines and
+// the line `header`, which must come first.
+static std::vector<std::pair<int, std::string>> data_lines(const std::string &path, const char *header) {
+    std::ifstream in(path);
+    if (!in) bad_shapes(path, 0, "cannot be read");
+    std::vector<std::pair<int, std::string>> lines;
+    std::string line;
+    bool seen = false;
+    for (int number = 1; std::getline(in, line); ++number) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line[0] == '#') continue;
+        if (!seen && line != header) bad_shapes(path, number, "not the header");
+        if (seen) lines.push_back({number, line});
+        seen = true;
+    }
+    return lines;
+}
+
 // The rows of set `wanted` in the shapes file at `path` (data/sgemv_shapes.csv): after `#`
 // comments and blank lines, the header "m,n,pad,a_offset,x_offset,sets", then one shape a line,
 // its sets separated by spaces.
 static std::vector<Shape> load_shapes(const std::string &path, const std::string &wanted) {
-    std::ifstream in(path);
-    if (!in) bad_shapes(path, 0, "cannot be read");
     std::vector<Shape> shapes;
-    std::string line;
-    bool header = false;
-    for (int number = 1; std::getline(in, line); ++number) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.empty() || line[0] == '#') continue;
-        if (!header) {
-            if (line != "m,n,pad,a_offset,x_offset,sets") bad_shapes(path, number, "not the header");
-            header = true;
-            continue;
-        }
+    for (auto &[number, line] : data_lines(path, "m,n,pad,a_offset,x_offset,sets")) {
         Shape s{};
         int used = -1;
         std::sscanf(line.c_str(), "%zu,%zu,%zu,%zu,%zu,%n", &s.m, &s.n, &s.pad, &s.a_off, &s.x_off, &used);
@@ -364,18 +375,95 @@ static void half_section(cudaStream_t stream, const cudaDeviceProp &prop) {
     half_rows<__nv_bfloat16>(stream, prop, "bf16");
 }
 
+// ---- axis: cub::DeviceSegmentedReduce over rows and ragged segments ----
+
+// The axis shapes file's rows (kind, m, n): the row offsets i·n of a dense m × n matrix, or the
+// ragged segments' offsets (segment i has (i · 2654435761 mod 2^32) mod (n + 1) elements).
+static std::vector<std::pair<std::string, std::vector<int>>> load_axis_cases(const std::string &path) {
+    std::vector<std::pair<std::string, std::vector<int>>> cases;
+    for (auto &[number, line] : data_lines(path, "kind,m,n")) {
+        char kind[16] = {};
+        unsigned long long m = 0, n = 0;
+        if (std::sscanf(line.c_str(), "%15[a-z],%llu,%llu", kind, &m, &n) != 3) bad_shapes(path, number, "not kind,m,n");
+        bool dense = std::string(kind) == "dense";
+        if (dense && m * n >= (1ull << 31)) bad_shapes(path, number, "past int offsets");
+        std::vector<int> off(1, 0);
+        for (unsigned long long i = 0; i < m; ++i)
+            off.push_back(off.back() + int(dense ? n : (i * 2654435761ull % (1ull << 32)) % (n + 1)));
+        std::string label = dense ? std::to_string(m) + "x" + std::to_string(n) + " rows"
+                                  : std::to_string(m) + " segments of 0..=" + std::to_string(n);
+        cases.push_back({label, off});
+    }
+    return cases;
+}
+
+template <class T>
+static void axis_case(cudaStream_t stream, const cudaDeviceProp &prop, const char *type, const std::string &label,
+                      const std::vector<int> &offsets) {
+    int segments = int(offsets.size()) - 1;
+    size_t bytes = size_t(offsets.back()) * sizeof(T);
+    size_t l2 = size_t(prop.l2CacheSize);
+    size_t copies = bytes > l2 ? 2 : (4 * l2 + bytes - 1) / bytes + 1;
+    std::vector<T *> ins(copies);
+    for (auto &p : ins) {
+        CHECK(cudaMalloc(&p, bytes + 16));
+        CHECK(cudaMemset(p, 0x3c, bytes + 16));  // finite values in both types
+    }
+    int *off = nullptr;
+    T *sums = nullptr;
+    cub::KeyValuePair<int, T> *args = nullptr;
+    CHECK(cudaMalloc(&off, offsets.size() * sizeof(int)));
+    CHECK(cudaMemcpy(off, offsets.data(), offsets.size() * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMalloc(&sums, segments * sizeof(T)));
+    CHECK(cudaMalloc(&args, segments * sizeof(*args)));
+    size_t need[3] = {0, 0, 0}, temp_bytes = 0;
+    CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, need[0], ins[0], sums, segments, off, off + 1, stream));
+    CHECK(cub::DeviceSegmentedReduce::Max(nullptr, need[1], ins[0], sums, segments, off, off + 1, stream));
+    CHECK(cub::DeviceSegmentedReduce::ArgMax(nullptr, need[2], ins[0], args, segments, off, off + 1, stream));
+    for (size_t b : need) temp_bytes = std::max(temp_bytes, b);
+    void *temp = nullptr;
+    CHECK(cudaMalloc(&temp, std::max<size_t>(temp_bytes, 1)));
+    const char *names[3] = {"Sum", "Max", "ArgMax"};
+    for (int op = 0; op < 3; ++op) {
+        double ms = median_ms(stream, REPS, [&](int i) {
+            size_t t = need[op];
+            T *in = ins[size_t(i) % copies];
+            if (op == 0) CHECK(cub::DeviceSegmentedReduce::Sum(temp, t, in, sums, segments, off, off + 1, stream));
+            if (op == 1) CHECK(cub::DeviceSegmentedReduce::Max(temp, t, in, sums, segments, off, off + 1, stream));
+            if (op == 2) CHECK(cub::DeviceSegmentedReduce::ArgMax(temp, t, in, args, segments, off, off + 1, stream));
+        });
+        std::printf("| cub::DeviceSegmentedReduce::%s | %s | %s | cold (%zu) | %.1f | %.1f |\n", names[op], label.c_str(),
+                    type, copies, ms * 1e3, bytes / ms / 1e6);
+    }
+    for (auto p : ins) CHECK(cudaFree(p));
+    CHECK(cudaFree(off));
+    CHECK(cudaFree(sums));
+    CHECK(cudaFree(args));
+    CHECK(cudaFree(temp));
+}
+
+static void axis_section(cudaStream_t stream, const cudaDeviceProp &prop, const std::string &path) {
+    std::printf("\n### cub::DeviceSegmentedReduce on the axis shapes (rows, ragged segments), cold\n\n");
+    std::printf("| what | shape | type | mode | median µs | GB/s |\n|---|---|---|---|---|---|\n");
+    for (auto &c : load_axis_cases(path)) {
+        axis_case<float>(stream, prop, "float32", c.first, c.second);
+        axis_case<__nv_bfloat16>(stream, prop, "bfloat16", c.first, c.second);
+    }
+}
+
 int main(int argc, char **argv) {
-    std::string shapes_path = "data/sgemv_shapes.csv";
+    std::string shapes_path = "data/sgemv_shapes.csv", axis_path = "data/axis_shapes.csv";
     std::vector<std::string> sections;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--shapes") == 0 && i + 1 < argc) {
             shapes_path = argv[++i];
+        } else if (std::strcmp(argv[i], "--axis-shapes") == 0 && i + 1 < argc) {
+            axis_path = argv[++i];
         } else if (std::strcmp(argv[i], "value") == 0 || std::strcmp(argv[i], "sgemv") == 0 ||
-                   std::strcmp(argv[i], "half") == 0) {
+                   std::strcmp(argv[i], "half") == 0 || std::strcmp(argv[i], "axis") == 0) {
             sections.push_back(argv[i]);
         } else {
-            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [value|sgemv|half]...\n",
-                         argv[i]);
+            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [--axis-shapes PATH] [value|sgemv|half|axis]...\n", argv[i]);
             return 2;
         }
     }
@@ -395,6 +483,7 @@ int main(int argc, char **argv) {
     if (wanted("value")) value_section(stream);
     if (wanted("sgemv")) sgemv_section(stream, prop, shapes);
     if (wanted("half")) half_section(stream, prop);
+    if (wanted("axis")) axis_section(stream, prop, axis_path);
     CHECK(cudaStreamDestroy(stream));
     return 0;
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv, value).
 
-Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N] [--only copy,sum,aminmax,mv,shapes,value]
-                                                 [--shapes PATH]
+Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N]
+            [--only copy,sum,aminmax,mv,shapes,value,axis] [--shapes PATH] [--axis-shapes PATH]
 
 "value" times a value returned to Python (x.sum().item(), torch.aminmax read back) on the host
 clock, per call, median of VALUE_CALLS calls: what a program waits for.
 "shapes" times torch.mv(A, x) and torch.mv(A.t(), x) on the bench's sgemv shapes (set "bench" of
 --shapes, by default data/sgemv_shapes.csv beside scripts/) and, with BENCH_CSV_DIR set, writes
 sgemv_torch.csv there.
+"axis" times x.sum, x.amax and x.argmax along dim=1 and dim=0 of the dense shapes of
+--axis-shapes (by default data/axis_shapes.csv beside scripts/), float32 and bfloat16, cold, and
+torch.segment_reduce (sum, max) over its ragged segments (skipped where torch lacks it).
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
 "hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
@@ -80,9 +83,10 @@ def release():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
-    ap.add_argument("--only", default="copy,sum,aminmax,mv,shapes,value", help="comma-separated sections to run")
+    ap.add_argument("--only", default="copy,sum,aminmax,mv,shapes,value,axis", help="comma-separated sections to run")
     ap.add_argument("--reps", type=int, help="timed repetitions (default 50, 10 with --quick)")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="the sgemv shapes file (default: %(default)s)")
+    ap.add_argument("--axis-shapes", default=DEFAULT_AXIS_SHAPES, help="the axis shapes file (default: %(default)s)")
     args = ap.parse_args()
     only = set(args.only.split(","))
     reps, warmup = (10, 3) if args.quick else (50, 10)
@@ -111,6 +115,8 @@ def main():
         mv_shapes(dev, reps, warmup, l2, load_shapes(args.shapes, "bench"))
     if "value" in only:
         value_to_host(dev)
+    if "axis" in only:
+        axis_shapes(dev, reps, warmup, l2, load_axis_shapes(args.axis_shapes))
 
 
 VALUE_CALLS = 5000
@@ -220,6 +226,7 @@ def mv_hot_cold(dev, reps, warmup, l2):
 
 DEFAULT_SHAPES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sgemv_shapes.csv")
 SHAPES_HEADER = "m,n,pad,a_offset,x_offset,sets"
+DEFAULT_AXIS_SHAPES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "axis_shapes.csv")
 
 
 def load_shapes(path, wanted):
@@ -264,6 +271,56 @@ def mv_shapes(dev, reps, warmup, l2, shapes):
         release()
     if csv:
         csv.close()
+
+
+AXIS_HEADER = "kind,m,n"
+
+
+def load_axis_shapes(path):
+    """The rows of the axis shapes file: (kind, m, n)."""
+    with open(path) as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    if not lines or lines[0] != AXIS_HEADER:
+        raise SystemExit(f"torch_peers.py: {path}: the first line is not {AXIS_HEADER!r}")
+    return [(kind, int(m), int(n)) for kind, m, n in (line.split(",") for line in lines[1:])]
+
+
+def ragged_offsets(segments, longest):
+    """The file's ragged segments: segment i has (i * 2654435761 mod 2^32) mod (longest + 1) elements."""
+    offsets = [0]
+    for i in range(segments):
+        offsets.append(offsets[-1] + (i * 2654435761 % (1 << 32)) % (longest + 1))
+    return offsets
+
+
+def axis_shapes(dev, reps, warmup, l2, shapes):
+    """x.sum / x.amax / x.argmax along dim=1 and dim=0, and segment_reduce over ragged segments, cold."""
+    header("reductions along an axis (data/axis_shapes.csv), cold")
+    for dtype in (torch.float32, torch.bfloat16):
+        size = torch.tensor([], dtype=dtype).element_size()
+        for kind, m, n in shapes:
+            if kind == "dense":
+                nbytes = size * m * n
+                xs = [(torch.rand(m, n, device=dev).to(dtype),) for _ in range(n_copies(nbytes, "cold", l2))]
+                for dim in (1, 0):
+                    for name, fn in (("sum", torch.sum), ("amax", torch.amax), ("argmax", torch.argmax)):
+                        us = time_median(lambda x: fn(x, dim=dim), xs, reps, warmup)
+                        row(f"x.{name}(dim={dim})", f"{m}x{n}", str(dtype)[6:], f"cold ({len(xs)})", us, nbytes)
+            else:
+                offsets = torch.tensor(ragged_offsets(m, n), device=dev)
+                total = int(offsets[-1])
+                nbytes = size * total
+                xs = [(torch.rand(total, device=dev).to(dtype),) for _ in range(n_copies(nbytes, "cold", l2))]
+                for reduce in ("sum", "max"):
+                    try:
+                        us = time_median(lambda x: torch.segment_reduce(x, reduce, offsets=offsets), xs, reps, warmup)
+                    except (RuntimeError, TypeError, AttributeError) as e:
+                        print(f"(torch.segment_reduce {reduce} skipped: {str(e).splitlines()[0]})")
+                        continue
+                    row(f"segment_reduce({reduce})", f"{m} segments of 0..={n}", str(dtype)[6:],
+                        f"cold ({len(xs)})", us, nbytes)
+            del xs
+            release()
 
 
 if __name__ == "__main__":

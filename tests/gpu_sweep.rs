@@ -1,11 +1,15 @@
 //! Every kernel once, on small inputs, checked: what the runner's compute-sanitizer stages
 //! (memcheck, racecheck, synccheck, initcheck) run. Every ladder step with every finish at one
-//! block size, every typed op × type, every sgemv kernel.
+//! block size, every typed op × type, every sgemv kernel, every axis kernel (rows, columns, fold)
+//! × op × type.
 mod common;
+use common::axis::{run_case, Case};
+use common::typed::Reference;
 use common::{download, gpu, upload, Rng, U32};
 use cudakernels::{bf16, f16, TYPED_TYPES};
 use cudakernels::{
-    Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
+    Axis, AxisStrategy, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement,
+    TypedOp,
 };
 
 /// Several blocks with a partial last one, for every step at block 256.
@@ -122,6 +126,28 @@ fn sgemv_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     runs
 }
 
+/// The axis kernels over `T`: rows (split, so the fold runs too) and columns, every op.
+fn axis<T: Reference>(gpu: &GpuStream, rng: &mut Rng) -> usize {
+    let case = Case::<T>::new(rng, 40, 70, 3, 1, &[]);
+    let ctx = format!("seed {} {}", rng.seed, T::NAME);
+    run_case(gpu, &case, Axis::Rows, AxisStrategy::Rows { lanes: 32, chunks: 3 }, &ctx);
+    run_case(gpu, &case, Axis::Columns, AxisStrategy::Columns { tile: 32, splits: 2 }, &ctx);
+    2 * TypedOp::ALL.len()
+}
+
+fn axis_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
+    axis::<u8>(gpu, rng)
+        + axis::<i8>(gpu, rng)
+        + axis::<u16>(gpu, rng)
+        + axis::<i16>(gpu, rng)
+        + axis::<i32>(gpu, rng)
+        + axis::<u32>(gpu, rng)
+        + axis::<f32>(gpu, rng)
+        + axis::<f64>(gpu, rng)
+        + axis::<cudakernels::f16>(gpu, rng)
+        + axis::<cudakernels::bf16>(gpu, rng)
+}
+
 #[test]
 fn every_kernel_once() {
     let handle = match gpu("every_kernel_once") {
@@ -130,6 +156,6 @@ fn every_kernel_once() {
     };
     let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sweep");
-    let runs = ladder(gpu, &mut rng) + typed_all(gpu, &mut rng) + sgemv_all(gpu, &mut rng);
+    let runs = ladder(gpu, &mut rng) + typed_all(gpu, &mut rng) + sgemv_all(gpu, &mut rng) + axis_all(gpu, &mut rng);
     assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + cudakernels::SGEMV_KERNELS.len());
 }

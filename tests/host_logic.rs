@@ -3,6 +3,8 @@
 //! pure logic (dispatch, plans, validation, launch arithmetic) is unit-tested beside it.
 use cudakernels::{Error, SgemvKernel, SgemvShape};
 
+#[path = "../src/axis_shapes.rs"]
+mod axis_shapes;
 #[path = "../src/sgemv_shapes.rs"]
 mod sgemv_shapes;
 
@@ -118,4 +120,32 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
     assert_eq!(choose(Op::N, few, wide_rows + 2, wide_rows + 2, 0x1000), SgemvKernel::SplitKShifted);
     // Op::T reads x one float at a time: x's alignment does not matter.
     assert_eq!(SgemvShape { x_addr: 0x2004, ..op_shape(Op::T, 8, 8, 8, 0x1000) }.auto_kernel(), SgemvKernel::TVec4);
+}
+
+/// Every shape of data/axis_shapes.csv plans, along both axes, a launch the device takes: a
+/// grid within an H100's, folds within their bound, the ragged case's offsets as the file says.
+#[test]
+fn axis_shapes_plan_within_the_kernels_limits() {
+    use cudakernels::axis::{auto_strategy, first_grid, fold_plan, AXIS_MAX_CHUNKS};
+    use cudakernels::{Axis, AxisShape};
+    let cases = axis_shapes::all();
+    assert_eq!(cases.len(), 9, "data/axis_shapes.csv lost or gained a row");
+    for case in cases {
+        match case {
+            axis_shapes::AxisCase::Dense { m, n } => {
+                for &axis in [Axis::Rows, Axis::Columns].iter() {
+                    let (shape, strategy) = auto_strategy(axis, AxisShape::new(m, n), 4, 132);
+                    assert!(first_grid(shape, strategy, (1 << 31) - 1).is_ok(), "{:?} {:?}", case, axis);
+                    let chunks = fold_plan(shape, strategy).map_or(1, |f| f.chunks);
+                    assert!(chunks <= AXIS_MAX_CHUNKS, "{:?} {:?}: {} chunks", case, axis, chunks);
+                }
+            }
+            axis_shapes::AxisCase::Ragged { segments, longest } => {
+                let offsets = case.offsets();
+                assert_eq!(offsets.len(), segments + 1);
+                assert!(offsets.windows(2).all(|w| w[0] <= w[1] && w[1] - w[0] <= longest as u64));
+                assert_eq!(offsets[2] - offsets[1], 2_654_435_761 % (longest as u64 + 1));
+            }
+        }
+    }
 }

@@ -2,7 +2,9 @@
 //! rest on (shuffles, 16-byte loads, hardware min/max and dot products, non-aligned barriers, the
 //! flagged finish) with no local memory.
 use cudakernels::sgemv::dispatch::stripe_depths;
-use cudakernels::{ladder_entry_point, LadderKernel, SgemvKernel, TypedOp, LADDER_BLOCKS, PTX, TYPED_TYPES};
+use cudakernels::{
+    ladder_entry_point, LadderKernel, SgemvKernel, TypedOp, AXIS_KERNELS, AXIS_TYPES, LADDER_BLOCKS, PTX, TYPED_TYPES,
+};
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
 fn entry(name: &str) -> &'static str {
@@ -164,4 +166,33 @@ fn ladder_kernels_carry_the_flagged_finish() {
             assert!(body.contains("ld.relaxed.gpu.global.u64"), "{:?} b{}: no flagged poll", kernel, block);
         }
     }
+}
+
+fn axis_names(kernel: &str) -> Vec<String> {
+    TypedOp::ALL
+        .iter()
+        .flat_map(|op| AXIS_TYPES.iter().map(move |t| format!("axis_{}_{}_{}", kernel, op.name(), t)))
+        .collect()
+}
+
+#[test]
+fn axis_kernels_exist_with_their_loads_and_shuffles() {
+    for kernel in AXIS_KERNELS.iter() {
+        assert_eq!(axis_names(kernel).len(), 40);
+        for name in axis_names(kernel) {
+            let body = entry(&name);
+            match *kernel {
+                "rows" => assert!(
+                    body.contains("ld.global.nc.v4.u32") && body.contains("shfl.sync.bfly"),
+                    "{}: 16-byte loads and group shuffles",
+                    name
+                ),
+                "fold" => assert!(body.contains("barrier.sync 0"), "{}: the block fold", name),
+                _ => assert!(body.contains("ld.global"), "{} reads its column", name),
+            }
+        }
+    }
+    assert!(entry("axis_rows_sum_u8").contains("dp4a.u32.u32"));
+    assert!(entry("axis_rows_min_f32").contains("min.NaN.f32"));
+    assert!(entry("axis_cols_max_f32").contains("max.NaN.f32"));
 }

@@ -2,6 +2,7 @@
 //! open, so that a launch looks its function up by index, without a lock or a string. The
 //! names come from the kernels' own tables.
 use crate::ladder::ladder_names;
+use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
 use kernels::sgemv::SGEMV_KERNELS;
 use kernels::typed::{TYPED_OPS, TYPED_TYPES};
@@ -11,9 +12,11 @@ const FINISH: usize = LADDER;
 const TYPED: usize = FINISH + LADDER_TYPES.len();
 const F64ACC: usize = TYPED + TYPED_OPS.len() * TYPED_TYPES.len();
 const SGEMV: usize = F64ACC + 1;
+const AXIS: usize = SGEMV + SGEMV_KERNELS.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
-/// passes, the typed ops by (op, type), `sum_f32_f64acc`, then the sgemv kernels.
+/// passes, the typed ops by (op, type), `sum_f32_f64acc`, the sgemv kernels, then the axis
+/// kernels by (kernel, op, type).
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -23,6 +26,11 @@ pub(crate) fn entry_names() -> Vec<String> {
     }
     names.push("sum_f32_f64acc".into());
     names.extend(SGEMV_KERNELS.iter().map(|e| e.name.to_string()));
+    for kernel in AXIS_KERNELS.iter() {
+        for op in TYPED_OPS.iter() {
+            names.extend(AXIS_TYPES.iter().map(|t| format!("axis_{}_{}_{}", kernel, op, t)));
+        }
+    }
     names
 }
 
@@ -46,6 +54,12 @@ pub(crate) fn sgemv_entry(k: usize) -> usize {
     SGEMV + k
 }
 
+/// Axis kernel number `kernel` (in `AXIS_KERNELS`) of typed op number `op` over `type_name`.
+pub(crate) fn axis_entry(kernel: usize, op: usize, type_name: &str) -> usize {
+    let t = AXIS_TYPES.iter().position(|&t| t == type_name).expect("an axis type");
+    AXIS + (kernel * TYPED_OPS.len() + op) * AXIS_TYPES.len() + t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,7 +68,11 @@ mod tests {
     #[test]
     fn every_index_names_its_entry_point() {
         let names = entry_names();
-        assert_eq!(names.len(), SGEMV + SGEMV_KERNELS.len());
+        assert_eq!(names.len(), AXIS + AXIS_KERNELS.len() * TYPED_OPS.len() * AXIS_TYPES.len());
+        assert_eq!(names[axis_entry(0, 1, "bf16")], "axis_rows_min_bf16");
+        assert_eq!(names[axis_entry(0, 0, "u8")], "axis_rows_sum_u8");
+        assert_eq!(names[axis_entry(2, 3, "f64")], "axis_fold_minmax_f64");
+        assert_eq!(names[axis_entry(1, 2, "i16")], "axis_cols_max_i16");
         assert_eq!(names[finish_entry("i32")], "reduce_finish_i32");
         assert_eq!(names[typed_entry(3, "f64")], "minmax_f64");
         assert_eq!(names[typed_entry(0, "bf16")], "sum_bf16");

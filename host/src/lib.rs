@@ -4,6 +4,7 @@
 //! [`Result`] with the one [`Error`] enum. A [`Gpu`] is shared between threads; each
 //! [`GpuStream`] has its own scratch (see [`gpu`] for streams and drop semantics).
 #![deny(unsafe_op_in_unsafe_fn)]
+pub mod axis;
 mod entries;
 pub mod error;
 pub mod gpu;
@@ -16,10 +17,12 @@ pub mod reduce;
 pub mod sgemv;
 pub mod typed;
 
+pub use axis::{Axis, AxisShape, AxisStrategy};
 pub use cust;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
+pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 pub use kernels::config;
 pub use kernels::reduce::{LadderGrid, LADDER_BLOCKS, LADDER_TYPES};
 pub use kernels::sgemv::SGEMV_KERNELS;

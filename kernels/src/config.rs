@@ -123,10 +123,34 @@ pub const SGEMV_T_STREAM_VECS: u32 = 2;
 /// without splitting rows, and no fold or partials are needed.
 pub const SGEMV_T_STREAM_N: usize = 1 << 19;
 
+/// Threads per block of the axis kernels (rows, columns and the fold of split partials).
+pub const AXIS_BLOCK: u32 = 256;
+/// Axis rows: rows are split into chunks only while fewer than this many warps per SM would
+/// hold whole rows (below it, too few 16-byte loads are in flight to reach full bandwidth).
+pub const AXIS_SPLIT_BELOW_WARPS_PER_SM: usize = 16;
+/// Axis rows: a split aims at this many warps per SM (a full 2048-thread SM).
+pub const AXIS_SPLIT_WARPS_PER_SM: usize = 64;
+/// Axis rows: the smallest chunk of a split row, in bytes: four batches of four 16-byte loads
+/// per lane of a warp, so each warp's fixed cost (its reduction and partial) stays small.
+pub const AXIS_MIN_CHUNK_BYTES: usize = 8192;
+/// Axis columns: rows are split across blocks until the grid holds this many blocks per SM.
+pub const AXIS_COLUMN_BLOCKS_PER_SM: usize = 8;
+/// Axis columns: the fewest rows a thread walks in one split (its loads in flight, four at once).
+pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
+
 /// A (min, max) pair as the minmax kernels write it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MinMax<T> {
     pub min: T,
     pub max: T,
+}
+
+/// A value and its index, as the arg kernels (argmin, argmax, argminmax) write them: `repr(C)`,
+/// so the value's bytes, padding to 8, then the index's.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ValueIndex<T> {
+    pub value: T,
+    pub index: u64,
 }

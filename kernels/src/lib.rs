@@ -4,7 +4,8 @@
 //! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]; the 16-bit
 //! floats' in [`halves`], the min/max folds in [`packed`]), per-thread loads and folds
 //! ([`thread`]), warp reductions ([`warp`]), the host's tagged result words ([`publish`]), block
-//! reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`sgemv`]).
+//! reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`axis`],
+//! [`sgemv`]).
 #![cfg_attr(
     target_os = "cuda",
     no_std,
@@ -20,6 +21,7 @@ macro_rules! gpu_modules {
     ($vis:vis $($m:ident),* $(,)?) => { $( #[cfg(target_os = "cuda")] $vis mod $m; )* };
 }
 
+pub mod axis;
 pub mod config;
 pub mod reduce;
 pub mod sgemv;

@@ -13,7 +13,7 @@
 /// A value as the host reads it back: its bytes in memory, as 32-bit chunks (chunk `i` holds
 /// bytes `4i..4i + 4`, little-endian, zero past the end).
 pub trait Chunks: Copy {
-    /// Chunks the value takes: 1 to 4.
+    /// Chunks the value takes: 1 to 8.
     const CHUNKS: usize;
     fn chunk(self, i: usize) -> u32;
 }
@@ -61,6 +61,29 @@ impl<T: Bits> Chunks for crate::config::MinMax<T> {
         } else {
             let both = self.min.bits() | self.max.bits().wrapping_shl(8 * T::BYTES as u32);
             (both >> (32 * i)) as u32
+        }
+    }
+}
+
+/// `ValueIndex { value, index }` is `repr(C)`: the value's bytes padded to 8, then the index.
+impl<T: Bits> Chunks for crate::config::ValueIndex<T> {
+    const CHUNKS: usize = 4;
+    #[inline(always)]
+    fn chunk(self, i: usize) -> u32 {
+        let word = if i < 2 { self.value.bits() } else { self.index };
+        (word >> (32 * (i % 2))) as u32
+    }
+}
+
+/// A pair of `ValueIndex`: the min's four chunks, then the max's.
+impl<T: Bits> Chunks for crate::config::MinMax<crate::config::ValueIndex<T>> {
+    const CHUNKS: usize = 8;
+    #[inline(always)]
+    fn chunk(self, i: usize) -> u32 {
+        if i < 4 {
+            self.min.chunk(i)
+        } else {
+            self.max.chunk(i - 4)
         }
     }
 }

@@ -100,6 +100,42 @@ pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
     acc
 }
 
+/// One lane's fold of the `n` elements at `base` shared by a group of `lanes` lanes (this one
+/// is `lane`): 16-byte vector loads, four in flight, the range's misaligned head and
+/// tail read one by one, as in [`fold_vectorized`] (without its prefetch form).
+/// Thread mapping: vector `i` of the range goes to lane `i mod lanes` of the group.
+#[inline(always)]
+pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane: usize, lanes: usize) -> O::Acc {
+    let misalign = base as usize % VECTOR_BYTES;
+    let head = if misalign == 0 { 0 } else { core::cmp::min((VECTOR_BYTES - misalign) / core::mem::size_of::<E>(), n) };
+    let nvec = (n - head) / E::PER_VEC;
+    let tail = head + nvec * E::PER_VEC;
+    let mut acc = O::identity();
+    if lane < head {
+        acc = O::fold(acc, *base.add(lane));
+    }
+    if lane < n - tail {
+        acc = O::fold(acc, *base.add(tail + lane));
+    }
+    let vecs = base.add(head) as *const [u32; 4];
+    let mut i = lane;
+    while i + 3 * lanes < nvec {
+        let v = [
+            load_v4(vecs.add(i)),
+            load_v4(vecs.add(i + lanes)),
+            load_v4(vecs.add(i + 2 * lanes)),
+            load_v4(vecs.add(i + 3 * lanes)),
+        ];
+        acc = O::fold_vec4(acc, &v);
+        i += 4 * lanes;
+    }
+    while i < nvec {
+        acc = O::fold_vec(acc, &load_v4(vecs.add(i)));
+        i += lanes;
+    }
+    acc
+}
+
 /// Dot product of four A values with four x values (float4 loads as raw words).
 #[inline(always)]
 pub fn dot4(a: [u32; 4], x: [u32; 4]) -> f32 {

@@ -56,16 +56,25 @@ macro_rules! typed {
     };
 }
 
-typed! {
-    u8 => u64,
-    i8 => i64,
-    u16 => u64,
-    i16 => i64,
-    i32 => i64,
-    u32 => u64,
-    f32 => f32,
-    f64 => f64,
-    f16 => f32,
-    bf16 => f32,
+/// The one list of element types with their sum accumulators, handed to `$family!`: the typed
+/// reductions here and the axis reductions ([`crate::axis`]) take the same types.
+macro_rules! typed_types {
+    ($family:ident) => {
+        $family! {
+            u8 => u64,
+            i8 => i64,
+            u16 => u64,
+            i16 => i64,
+            i32 => i64,
+            u32 => u64,
+            f32 => f32,
+            f64 => f64,
+            f16 => f32,
+            bf16 => f32,
+        }
+    };
 }
+pub(crate) use typed_types;
+
+typed_types!(typed);
 typed_entry!(sum_f32_f64acc: f32 => Sum<f64>, f64);

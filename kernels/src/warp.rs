@@ -53,3 +53,16 @@ pub unsafe fn reduce_scatter4(v: [f32; 4]) -> f32 {
     s += s.shfl_xor(1);
     s
 }
+
+/// [`segment_reduce`] over groups of `lanes` lanes chosen at run time (a power of two ≤ 32,
+/// the same in every lane): every lane of a group ends with the group's result. The whole warp
+/// must call it.
+#[inline(always)]
+pub unsafe fn group_reduce<O: ReduceOp>(mut v: O::Acc, lanes: u32) -> O::Acc {
+    let mut mask = lanes / 2;
+    while mask > 0 {
+        v = O::combine(v, v.shfl_xor(mask));
+        mask /= 2;
+    }
+    v
+}

@@ -8,6 +8,8 @@ use crate::shuffle::Shuffle;
 use core::marker::PhantomData;
 use half::{bf16, f16};
 
+pub mod arg;
+
 /// An associative reduction: identity and combine on the accumulator type.
 pub trait ReduceOp {
     type Acc: Shuffle;

@@ -1,0 +1,202 @@
+//! Axis reductions without a GPU: the shape and its checks, and `Auto`'s choice of kernel and
+//! launch, pure functions of the shape and the device's SM count.
+use crate::error::{Error, Result};
+use crate::launch::div_ceil;
+use kernels::config::{
+    AXIS_BLOCK, AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_CHUNK_BYTES, AXIS_MIN_ROWS_PER_THREAD,
+    AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, VECTOR_BYTES, WARP_SIZE,
+};
+
+/// Most partials one result folds (`fold`: 64 per thread, four loads in flight at a time):
+/// enough splits for few columns to fill the device (2^20 × 16: 1024 blocks), a fold of a few µs.
+pub const AXIS_MAX_CHUNKS: usize = 64 * AXIS_BLOCK as usize;
+
+/// A row-major m×n matrix whose row i starts at element i·lda of the buffer (`lda ≥ n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AxisShape {
+    pub m: usize,
+    pub n: usize,
+    pub lda: usize,
+}
+
+impl AxisShape {
+    /// m×n with rows packed (lda = n).
+    pub fn new(m: usize, n: usize) -> AxisShape {
+        AxisShape { m, n, lda: n }
+    }
+
+    /// The same shape with row stride `lda`.
+    pub fn with_lda(self, lda: usize) -> AxisShape {
+        AxisShape { lda, ..self }
+    }
+
+    /// Elements the matrix spans, (m − 1)·lda + n (0 when it holds none); `TooLarge` past usize.
+    pub fn span(&self) -> Result<usize> {
+        if self.m == 0 || self.n == 0 {
+            return Ok(0);
+        }
+        (self.m - 1).checked_mul(self.lda).and_then(|s| s.checked_add(self.n)).ok_or(Error::TooLarge {
+            what: "(m - 1)·lda + n",
+            len: self.m,
+            max: usize::MAX / self.lda.max(1),
+        })
+    }
+
+    /// `LeadingDimension` (lda < n), `TooLarge` (the span past usize), `LengthMismatch` (an
+    /// input of `input_len` elements shorter than the span).
+    pub fn check(&self, input_len: usize) -> Result<()> {
+        if self.lda < self.n {
+            return Err(Error::LeadingDimension { lda: self.lda, n: self.n });
+        }
+        let span = self.span()?;
+        if input_len < span {
+            return Err(Error::LengthMismatch { what: "input", expected: span, actual: input_len });
+        }
+        Ok(())
+    }
+}
+
+/// Which way a matrix is reduced: each row (m results) or each column (n results).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Axis {
+    Rows,
+    Columns,
+}
+
+impl Axis {
+    /// Results of reducing `shape` along this axis.
+    pub fn results(self, shape: AxisShape) -> usize {
+        match self {
+            Axis::Rows => shape.m,
+            Axis::Columns => shape.n,
+        }
+    }
+}
+
+/// How an axis reduction runs: `Auto` (the default) or a kernel with its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AxisStrategy {
+    /// [`auto_strategy`]'s choice for the shape.
+    Auto,
+    /// The `rows` kernel: `lanes` lanes (a power of two ≤ 32) per row, segment or chunk, each
+    /// row cut into `chunks` ≥ 1 pieces (more than one adds a launch folding them in order).
+    Rows { lanes: u32, chunks: u32 },
+    /// The `cols` kernel: column tiles of `tile` columns (a power of two ≤ `AXIS_BLOCK`), a
+    /// thread per column and every (`AXIS_BLOCK` / tile)-th row, rows split into `splits` ≥ 1
+    /// ranges (more than one such chunk per column adds the fold).
+    Columns { tile: u32, splits: u32 },
+}
+
+impl Default for AxisStrategy {
+    fn default() -> Self {
+        AxisStrategy::Auto
+    }
+}
+
+/// Lanes for items of `bytes`: one per 16-byte vector, a power of two up to a warp.
+pub fn lanes_for(bytes: usize) -> u32 {
+    div_ceil(bytes.max(1), VECTOR_BYTES).next_power_of_two().min(WARP_SIZE as usize) as u32
+}
+
+/// `Auto`'s dispatch for reducing `shape` of `elem` -byte elements along `axis` on a device
+/// of `sm_count` SMs, first match:
+///
+/// | case | strategy |
+/// |---|---|
+/// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
+/// | columns | `Columns`: tile = n's power of two up to `AXIS_BLOCK`; rows split until `AXIS_COLUMN_BLOCKS_PER_SM` blocks per SM, each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
+/// | rows | `Rows`: a lane per 16-byte vector of a row, up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES` |
+///
+/// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
+pub fn auto_strategy(axis: Axis, shape: AxisShape, elem: usize, sm_count: u32) -> (AxisShape, AxisStrategy) {
+    let sm = sm_count.max(1) as usize;
+    if axis == Axis::Columns && shape.n == 1 && shape.lda == 1 {
+        return auto_strategy(Axis::Rows, AxisShape::new(1, shape.m), elem, sm_count);
+    }
+    if axis == Axis::Columns {
+        let tile = shape.n.next_power_of_two().clamp(1, AXIS_BLOCK as usize);
+        let (tiles, phases) = (div_ceil(shape.n.max(1), tile), AXIS_BLOCK as usize / tile);
+        let want = div_ceil(sm * AXIS_COLUMN_BLOCKS_PER_SM, tiles);
+        let by_rows = shape.m / (phases * AXIS_MIN_ROWS_PER_THREAD);
+        let splits = want.min(by_rows).min(AXIS_MAX_CHUNKS / phases).max(1);
+        return (shape, AxisStrategy::Columns { tile: tile as u32, splits: splits as u32 });
+    }
+    let row_bytes = shape.n * elem;
+    let lanes = lanes_for(row_bytes);
+    let mut chunks = 1;
+    if lanes == WARP_SIZE && shape.m < sm * AXIS_SPLIT_BELOW_WARPS_PER_SM {
+        let want = div_ceil(sm * AXIS_SPLIT_WARPS_PER_SM, shape.m.max(1));
+        chunks = want.min(row_bytes / AXIS_MIN_CHUNK_BYTES).clamp(1, AXIS_MAX_CHUNKS);
+    }
+    (shape, AxisStrategy::Rows { lanes, chunks: chunks as u32 })
+}
+
+/// `strategy` for `axis` and `shape`, `Auto` resolved: the shape the kernel sees and a named
+/// strategy. `Unsupported` for parameters out of range, or a kernel of the other axis (but a
+/// contiguous column, lda = n = 1, is a row).
+pub fn resolve(
+    axis: Axis,
+    shape: AxisShape,
+    elem: usize,
+    sm_count: u32,
+    strategy: AxisStrategy,
+) -> Result<(AxisShape, AxisStrategy)> {
+    let bad = |what: &str| Err(Error::Unsupported { what: format!("{:?} for {:?}: {}", strategy, axis, what) });
+    match strategy {
+        AxisStrategy::Auto => Ok(auto_strategy(axis, shape, elem, sm_count)),
+        AxisStrategy::Rows { lanes, chunks } => {
+            if !lanes.is_power_of_two() || lanes > WARP_SIZE || chunks == 0 {
+                return bad("lanes must be a power of two ≤ 32 and chunks ≥ 1");
+            }
+            match axis {
+                Axis::Rows => Ok((shape, strategy)),
+                Axis::Columns if shape.n == 1 && shape.lda == 1 => Ok((AxisShape::new(1, shape.m), strategy)),
+                Axis::Columns => bad("rows kernels take columns only of a contiguous one-column matrix"),
+            }
+        }
+        AxisStrategy::Columns { tile, splits } => {
+            if !tile.is_power_of_two() || tile > AXIS_BLOCK || splits == 0 {
+                return bad("tile must be a power of two ≤ AXIS_BLOCK and splits ≥ 1");
+            }
+            if axis == Axis::Rows {
+                return bad("a columns kernel reduces columns");
+            }
+            Ok((shape, strategy))
+        }
+    }
+}
+
+/// The second launch folding split partials: `items` results of `chunks` partials each, item
+/// i's chunk k at `i·item_stride + k·chunk_stride`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FoldPlan {
+    pub items: usize,
+    pub chunks: usize,
+    pub item_stride: usize,
+    pub chunk_stride: usize,
+}
+
+/// The fold a resolved strategy needs over `shape` (None when each result is written whole).
+pub fn fold_plan(shape: AxisShape, strategy: AxisStrategy) -> Option<FoldPlan> {
+    let (items, chunks) = match strategy {
+        AxisStrategy::Rows { chunks, .. } => (shape.m, chunks as usize),
+        AxisStrategy::Columns { tile, splits } => (shape.n, splits as usize * (AXIS_BLOCK / tile) as usize),
+        AxisStrategy::Auto => return None,
+    };
+    (chunks > 1).then(|| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1 })
+}
+
+/// Blocks of the first launch: groups of `lanes` over `items` (capped at `max_grid`; the kernel
+/// strides over the rest), or every (column tile, split) pair (`TooLarge` past `max_grid`).
+pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, max_grid: u32) -> Result<u32> {
+    match strategy {
+        AxisStrategy::Rows { lanes, chunks } => {
+            let per_block = (AXIS_BLOCK / lanes) as usize;
+            Ok(div_ceil(shape.m * chunks as usize, per_block).clamp(1, max_grid as usize) as u32)
+        }
+        AxisStrategy::Columns { tile, splits } => {
+            crate::launch::check_grid(div_ceil(shape.n, tile as usize) * splits as usize, max_grid)
+        }
+        AxisStrategy::Auto => unreachable!("resolved before planning"),
+    }
+}

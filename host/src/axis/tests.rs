@@ -1,0 +1,123 @@
+//! The axis reductions' pure logic: checks, `Auto`'s table, the launches it plans.
+use super::*;
+use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES};
+
+const H100_SMS: u32 = 132;
+
+fn rows(lanes: u32, chunks: u32) -> AxisStrategy {
+    AxisStrategy::Rows { lanes, chunks }
+}
+
+#[test]
+fn shapes_are_checked_before_anything_runs() {
+    assert_eq!(AxisShape::new(3, 5).with_lda(4).check(100), Err(Error::LeadingDimension { lda: 4, n: 5 }));
+    let short = AxisShape::new(3, 5).with_lda(7).check(18);
+    assert_eq!(short, Err(Error::LengthMismatch { what: "input", expected: 19, actual: 18 }));
+    assert_eq!(AxisShape::new(3, 5).with_lda(7).check(19), Ok(()));
+    assert!(matches!(AxisShape::new(usize::MAX / 2, 4).with_lda(4).check(usize::MAX), Err(Error::TooLarge { .. })));
+    // Nothing to read: any input, even empty.
+    assert_eq!(AxisShape::new(0, 5).check(0), Ok(()));
+    assert_eq!(AxisShape::new(7, 0).with_lda(3).check(0), Ok(()));
+    assert_eq!(Axis::Rows.results(AxisShape::new(7, 3)), 7);
+    assert_eq!(Axis::Columns.results(AxisShape::new(7, 3)), 3);
+}
+
+#[test]
+fn outputs_that_meet_an_input_are_refused() {
+    assert_eq!(check_overlap((100, 200), (200, 300), "input"), Ok(()));
+    assert_eq!(check_overlap((100, 201), (200, 300), "input"), Err(Error::Overlap { what: "out", with: "input" }));
+    assert_eq!(check_overlap((250, 260), (200, 300), "offsets"), Err(Error::Overlap { what: "out", with: "offsets" }));
+    assert_eq!(check_overlap((200, 200), (100, 300), "input"), Ok(()), "an empty output meets nothing");
+}
+
+#[test]
+fn lanes_follow_the_row_s_vectors() {
+    let table = [(0, 1), (4, 1), (16, 1), (17, 2), (64, 4), (256, 16), (512, 32), (1 << 20, 32)];
+    for &(bytes, lanes) in table.iter() {
+        assert_eq!(lanes_for(bytes), lanes, "{} bytes", bytes);
+    }
+}
+
+/// `Auto` on the benchmark's shapes (f32, an H100's 132 SMs).
+#[test]
+fn auto_serves_the_benchmark_shapes() {
+    let auto = |axis, m, n| auto_strategy(axis, AxisShape::new(m, n), 4, H100_SMS);
+    // Many short rows: several rows per warp, a lane per float4.
+    assert_eq!(auto(Axis::Rows, 1 << 20, 16), (AxisShape::new(1 << 20, 16), rows(4, 1)));
+    assert_eq!(auto(Axis::Rows, 1 << 20, 64), (AxisShape::new(1 << 20, 64), rows(16, 1)));
+    // Enough long rows: a warp per row.
+    assert_eq!(auto(Axis::Rows, 4096, 4096).1, rows(32, 1));
+    assert_eq!(auto(Axis::Rows, 8192, 28_672).1, rows(32, 1));
+    // Few long rows: split, chunks of at least AXIS_MIN_CHUNK_BYTES.
+    assert_eq!(auto(Axis::Rows, 32, 128_256).1, rows(32, (128_256 * 4 / AXIS_MIN_CHUNK_BYTES) as u32));
+    assert_eq!(auto(Axis::Rows, 16, 1 << 22).1, rows(32, 528));
+    assert_eq!(auto(Axis::Rows, 1, 1 << 26).1, rows(32, 132 * 64));
+    // A contiguous column is one row.
+    assert_eq!(auto(Axis::Columns, 1 << 26, 1), auto(Axis::Rows, 1, 1 << 26));
+    // Columns: tiles as wide as n (to the block), rows split to fill the device.
+    assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 66 });
+    assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 64, splits: 1056 });
+    assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 16, splits: 1024 });
+    assert_eq!(auto(Axis::Columns, 1, 1 << 26).1, AxisStrategy::Columns { tile: 256, splits: 1 });
+}
+
+#[test]
+fn every_auto_choice_is_a_valid_named_strategy() {
+    for &(m, n) in [(0, 0), (1, 1), (31, 33), (33, 1), (1000, 3), (5, 100_000), (1 << 20, 16)].iter() {
+        for &axis in [Axis::Rows, Axis::Columns].iter() {
+            for &elem in [1, 2, 4, 8].iter() {
+                let (s, strategy) = auto_strategy(axis, AxisShape::new(m, n), elem, H100_SMS);
+                assert_eq!(resolve(axis, AxisShape::new(m, n), elem, H100_SMS, strategy), Ok((s, strategy)));
+                if let Some(f) = fold_plan(s, strategy) {
+                    assert!(f.chunks <= AXIS_MAX_CHUNKS, "{:?}", f);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn named_strategies_out_of_range_or_of_the_other_axis_are_refused() {
+    let shape = AxisShape::new(10, 10);
+    for &bad in [rows(3, 1), rows(64, 1), rows(4, 0)].iter() {
+        assert!(matches!(resolve(Axis::Rows, shape, 4, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
+    }
+    for &bad in [AxisStrategy::Columns { tile: 3, splits: 1 }, AxisStrategy::Columns { tile: 512, splits: 1 }].iter() {
+        assert!(matches!(resolve(Axis::Columns, shape, 4, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
+    }
+    let cols = AxisStrategy::Columns { tile: 32, splits: 2 };
+    assert!(matches!(resolve(Axis::Rows, shape, 4, 1, cols), Err(Error::Unsupported { .. })));
+    assert!(matches!(resolve(Axis::Columns, shape, 4, 1, rows(32, 1)), Err(Error::Unsupported { .. })));
+    let column = AxisShape::new(10, 1).with_lda(1);
+    assert_eq!(resolve(Axis::Columns, column, 4, 1, rows(32, 2)), Ok((AxisShape::new(1, 10), rows(32, 2))));
+    assert_eq!(resolve(Axis::Columns, shape, 4, 1, cols), Ok((shape, cols)));
+}
+
+#[test]
+fn splits_plan_a_fold_over_each_result_s_partials_in_order() {
+    let shape = AxisShape::new(3, 1000);
+    assert_eq!(fold_plan(shape, rows(32, 1)), None);
+    let f = FoldPlan { items: 3, chunks: 5, item_stride: 5, chunk_stride: 1 };
+    assert_eq!(fold_plan(shape, rows(32, 5)), Some(f));
+    // Columns: every (split, phase) pair is a chunk, even with one split.
+    let phases = (AXIS_BLOCK / 64) as usize;
+    let f = FoldPlan { items: 1000, chunks: 2 * phases, item_stride: 2 * phases, chunk_stride: 1 };
+    assert_eq!(fold_plan(shape, AxisStrategy::Columns { tile: 64, splits: 2 }), Some(f));
+    assert_eq!(fold_plan(shape, AxisStrategy::Columns { tile: AXIS_BLOCK, splits: 1 }), None);
+}
+
+#[test]
+fn first_grids_cover_every_item_or_tile() {
+    let per_block = AXIS_BLOCK / 4;
+    assert_eq!(first_grid(AxisShape::new(1000, 16), rows(4, 1), 1 << 20), Ok(div(1000, per_block)));
+    assert_eq!(first_grid(AxisShape::new(3, 1 << 20), rows(32, 100), 1 << 20), Ok(div(300, AXIS_BLOCK / 32)));
+    assert_eq!(first_grid(AxisShape::new(1 << 30, 1), rows(1, 1), 65_535), Ok(65_535), "capped: the kernel strides");
+    assert_eq!(first_grid(AxisShape::new(0, 5), rows(8, 1), 100), Ok(1));
+    let cols = AxisStrategy::Columns { tile: 256, splits: 3 };
+    assert_eq!(first_grid(AxisShape::new(10, 1000), cols, 100), Ok(12));
+    assert!(matches!(first_grid(AxisShape::new(10, 1 << 30), cols, 100), Err(Error::TooLarge { .. })));
+}
+
+fn div(a: u32, b: u32) -> u32 {
+    (a + b - 1) / b
+}

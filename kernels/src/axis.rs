@@ -1,0 +1,240 @@
+//! Reductions along an axis of a row-major m×n matrix with row stride `lda` (elements), and of
+//! segments given by offsets: sum, min, max and minmax per row, column or segment, over the
+//! typed reductions' element types ([`crate::typed`]), with the same
+//! accumulators and operators.
+//!
+//! Three kernels per (op, type), `axis_{kernel}_{op}_{type}`:
+//! - `rows`: a group of `lanes` lanes (1 to 32) reduces each work item: a row, a chunk of a row
+//!   (`chunks` per row) or a segment (`offsets` not null). Result of item i → `out[i]`.
+//! - `cols`: each thread walks one column over a range of rows; blocks cover column tiles of
+//!   `tile` columns and `splits` row ranges, each thread every (B / tile)-th row of its range.
+//!   Column c's chunk k (= split·(B / tile) + that phase) → `out[c·chunks + k]`.
+//! - `fold`: a block per item folds its `chunks` partials in chunk order (split rows or columns).
+//!
+//! Empty rows, columns and segments get the op's identity: 0, the largest value (+inf) for
+//! min, the lowest (-inf) for max. Float results are deterministic: each item's elements go to
+//! fixed lanes and fold in a fixed order, whatever the dispatch order of blocks.
+//!
+//! # Safety
+//! Launch with `AXIS_BLOCK`-thread blocks (whole warps, `lanes` and `tile` powers of two that
+//! divide it). `rows`: `input` holds (rows − 1)·lda + n elements, or `n` for segments (offsets
+//! are clamped to it; a decreasing pair is an empty segment); `offsets` is null or holds
+//! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid. `cols`: a grid of
+//! ⌈n / tile⌉·splits blocks, `out` holds splits·(AXIS_BLOCK / tile)·n accumulators. `fold`: `partials` holds item i's chunk k at
+//! i·item_stride + k·chunk_stride, `out` holds `items` accumulators; any grid.
+//!
+//! # Thread mapping
+//! `rows`: item `block·(B / lanes) + tid / lanes` (plus multiples of the grid's groups) to the
+//! group of lanes `tid / lanes`; its 16-byte vector j to lane j mod lanes ([`fold_range`]).
+//! `cols`: thread `tid` of block `split·tiles + t` owns column `t·tile + tid mod tile` and rows
+//! `r0 + tid / tile + j·(B / tile)` of its split. `fold`: chunk k of an item to thread k mod B.
+#[cfg(target_os = "cuda")]
+use crate::{
+    block,
+    config::{MinMax as Pair, WARP_SIZE},
+    ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
+    thread::{block_index, fold_range, grid_blocks},
+    warp,
+};
+#[cfg(target_os = "cuda")]
+use cuda_std::{
+    prelude::*,
+    thread::{block_dim_x, thread_idx_x},
+};
+#[cfg(target_os = "cuda")]
+use half::{bf16, f16};
+
+/// The axis kernels; entry points are `axis_{kernel}_{op}_{type}` over `TYPED_OPS` and
+/// [`AXIS_TYPES`].
+pub const AXIS_KERNELS: [&str; 3] = ["rows", "cols", "fold"];
+
+/// Item `item`'s element range in the input: segment `item`, or chunk `item mod chunks` of row
+/// `item / chunks` (chunks of whole 4-vector batches from the row's start).
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn item_range(
+    item: usize,
+    n: usize,
+    lda: usize,
+    offsets: *const u64,
+    chunks: usize,
+    per_vec: usize,
+) -> (usize, usize) {
+    if !offsets.is_null() {
+        // Clamped to the input (`n` elements): a bad offset reads nothing outside it.
+        let begin = core::cmp::min(*offsets.add(item) as usize, n);
+        let end = core::cmp::min(*offsets.add(item + 1) as usize, n);
+        return (begin, core::cmp::max(begin, end));
+    }
+    let (row, chunk) = (item / chunks, item % chunks);
+    let batch = 4 * per_vec;
+    let per = (n + chunks - 1) / chunks;
+    let per = (per + batch - 1) / batch * batch;
+    let begin = core::cmp::min(chunk * per, n);
+    let end = core::cmp::min(begin + per, n);
+    (row * lda + begin, row * lda + end)
+}
+
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn rows_body<E: Element, O: Fold<E>>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    offsets: *const u64,
+    lanes: u32,
+    chunks: u32,
+    out: *mut O::Acc,
+) {
+    let tid = thread_idx_x();
+    let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
+    let per_block = (block_dim_x() / lanes) as usize;
+    let items = rows * chunks as usize;
+    // The warp's first group: the loop runs while it has work, so every lane of a warp takes
+    // the same turns and meets the same shuffles.
+    let warp_first = (tid / WARP_SIZE * WARP_SIZE / lanes) as usize;
+    let step = grid_blocks() * per_block;
+    let mut first = block_index() * per_block;
+    while first + warp_first < items {
+        let item = first + group;
+        let (begin, end) =
+            if item < items { item_range(item, n, lda, offsets, chunks as usize, E::PER_VEC) } else { (0, 0) };
+        let v = warp::group_reduce::<O>(fold_range::<E, O>(input.add(begin), end - begin, lane, lanes as usize), lanes);
+        if lane == 0 && item < items {
+            *out.add(item) = v;
+        }
+        first += step;
+    }
+}
+
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn cols_body<E: Element, O: Fold<E>>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    tile: u32,
+    splits: u32,
+    out: *mut O::Acc,
+) {
+    let (tid, tile) = (thread_idx_x() as usize, tile as usize);
+    let phases = block_dim_x() as usize / tile;
+    let tiles = (n + tile - 1) / tile;
+    let (col_tile, split) = (block_index() % tiles, block_index() / tiles);
+    let (col, phase) = (col_tile * tile + tid % tile, tid / tile);
+    if col >= n {
+        return;
+    }
+    let per = (rows + splits as usize - 1) / splits as usize;
+    let r0 = core::cmp::min(split * per, rows);
+    let r1 = core::cmp::min(r0 + per, rows);
+    let p = input.add(col);
+    let mut acc = O::identity();
+    let mut r = r0 + phase;
+    while r + 3 * phases < r1 {
+        let v = [
+            *p.add(r * lda),
+            *p.add((r + phases) * lda),
+            *p.add((r + 2 * phases) * lda),
+            *p.add((r + 3 * phases) * lda),
+        ];
+        for k in 0..4 {
+            acc = O::fold(acc, v[k]);
+        }
+        r += 4 * phases;
+    }
+    while r < r1 {
+        acc = O::fold(acc, *p.add(r * lda));
+        r += phases;
+    }
+    *out.add(col * (splits as usize * phases) + split * phases + phase) = acc;
+}
+
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn fold_body<O: ReduceOp>(
+    partials: *const O::Acc,
+    items: usize,
+    chunks: usize,
+    item_stride: usize,
+    chunk_stride: usize,
+    out: *mut O::Acc,
+) {
+    let (tid, step) = (thread_idx_x() as usize, block_dim_x() as usize);
+    let mut item = block_index();
+    while item < items {
+        let p = partials.add(item * item_stride);
+        let mut acc = O::identity();
+        let mut k = tid;
+        while k + 3 * step < chunks {
+            let v = [
+                *p.add(k * chunk_stride),
+                *p.add((k + step) * chunk_stride),
+                *p.add((k + 2 * step) * chunk_stride),
+                *p.add((k + 3 * step) * chunk_stride),
+            ];
+            for j in 0..4 {
+                acc = O::combine(acc, v[j]);
+            }
+            k += 4 * step;
+        }
+        while k < chunks {
+            acc = O::combine(acc, *p.add(k * chunk_stride));
+            k += step;
+        }
+        let v = block::reduce::<O>(acc);
+        if tid == 0 {
+            *out.add(item) = v;
+        }
+        item += grid_blocks();
+    }
+}
+
+/// The three entry points of op `$op` (named `$opname`) over `$e`, accumulating in `$acc`.
+macro_rules! axis_entries {
+    ($e:ident, $opname:ident: $op:ty, $acc:ty) => {
+        paste::paste! {
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_rows_ $opname _ $e>](
+                input: *const $e, rows: usize, n: usize, lda: usize, offsets: *const u64, lanes: u32, chunks: u32,
+                out: *mut $acc,
+            ) {
+                rows_body::<$e, $op>(input, rows, n, lda, offsets, lanes, chunks, out)
+            }
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_cols_ $opname _ $e>](
+                input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, out: *mut $acc,
+            ) {
+                cols_body::<$e, $op>(input, rows, n, lda, tile, splits, out)
+            }
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_fold_ $opname _ $e>](
+                partials: *const $acc, items: usize, chunks: usize, item_stride: usize, chunk_stride: usize,
+                out: *mut $acc,
+            ) {
+                fold_body::<$op>(partials, items, chunks, item_stride, chunk_stride, out)
+            }
+        }
+    };
+}
+
+/// Every op's entry points for each element type, and the list of types the host reads.
+macro_rules! axis {
+    ($($t:ident => $sum:ident),* $(,)?) => {
+        /// Element types of the axis reductions.
+        pub const AXIS_TYPES: [&str; [$(stringify!($t)),*].len()] = [$(stringify!($t)),*];
+        $(
+            axis_entries!($t, sum: Sum<$sum>, $sum);
+            axis_entries!($t, min: Min<$t>, $t);
+            axis_entries!($t, max: Max<$t>, $t);
+            axis_entries!($t, minmax: MinMax<$t>, Pair<$t>);
+        )*
+    };
+}
+
+crate::typed::typed_types!(axis);

@@ -1,0 +1,90 @@
+//! Reductions along an axis (`Auto`) on the shapes of data/axis_shapes.csv: rows (torch dim=1),
+//! columns (dim=0) and ragged segments, sum and max, f32 and bf16, cold (inputs rotated past L2),
+//! against a cold copy moving the same bytes.
+use crate::axis_shapes::{self, AxisCase};
+use crate::harness::{
+    buffers, rotation, same_size_copy_ms,
+    Fmt::{Fixed, Percent, Text},
+    Table, REPS, WARMUP,
+};
+use crate::timing::{gbps, median_ms};
+use cudakernels::cust::memory::DeviceBuffer;
+use cudakernels::{bf16, Axis, AxisShape, AxisStrategy, Gpu, GpuStream, Result, TypedElement, TypedOp};
+
+const TABLE: Table = Table::markdown(
+    "| shape | type | along | op | median µs | GB/s | % of same-size copy |",
+    &[Text, Text, Text, Text, Fixed(1), Fixed(0), Percent(1)],
+);
+
+pub fn run(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
+    let s = gpu.default_stream();
+    println!("### Reductions along an axis, Auto (cold: rotated)\n");
+    TABLE.header();
+    for case in axis_shapes::all() {
+        shape(s, case, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
+        shape(s, case, |i| bf16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
+    }
+    println!();
+    Ok(())
+}
+
+/// Every row of the table for `case` over element type `T`, inputs filled by `fill`.
+fn shape<T: TypedElement>(s: &GpuStream, case: AxisCase, fill: impl Fn(usize) -> T) -> Result<()> {
+    let len = case.len();
+    let bytes = std::mem::size_of::<T>() * len;
+    let inputs = buffers(rotation(s, bytes), len, fill)?;
+    // A cold copy moving the input's bytes (read + write), from as many sources as the inputs.
+    let copy_src = buffers(rotation(s, bytes), bytes / 4, |_| 0.0f32)?;
+    let copy = same_size_copy_ms(s, &copy_src, bytes / 4, bytes)?;
+    drop(copy_src);
+    let results = match case {
+        AxisCase::Dense { m, n } => m.max(n),
+        AxisCase::Ragged { segments, .. } => segments,
+    };
+    let mut sums = buffers(1, results, |_| T::Sum::default())?;
+    let mut values = buffers(1, results, |_| T::default())?;
+    for &op in [TypedOp::Sum, TypedOp::Max].iter() {
+        let time = |along: &str, f: &mut dyn FnMut(&DeviceBuffer<T>) -> Result<()>| -> Result<()> {
+            let ms = median_ms(s, WARMUP, REPS, |i| f(&inputs[i % inputs.len()]))?;
+            let label = match case {
+                AxisCase::Dense { m, n } => format!("{} × {}", m, n),
+                AxisCase::Ragged { segments, longest } => format!("{} segments of 0..={}", segments, longest),
+            };
+            row(&label, T::NAME, along, op, bytes, ms, copy);
+            Ok(())
+        };
+        match case {
+            AxisCase::Dense { m, n } => {
+                for &axis in [Axis::Rows, Axis::Columns].iter() {
+                    let along = if axis == Axis::Rows { "rows (dim=1)" } else { "columns (dim=0)" };
+                    let shape = AxisShape::new(m, n);
+                    time(along, &mut |x| match op {
+                        TypedOp::Sum => s.sum_along(axis, shape, x, &mut sums[0], AxisStrategy::Auto),
+                        _ => s.reduce_along(op, axis, shape, x, &mut values[0], AxisStrategy::Auto),
+                    })?;
+                }
+            }
+            AxisCase::Ragged { .. } => {
+                let offsets = DeviceBuffer::from_slice(&case.offsets()).expect("offsets");
+                time("segments", &mut |x| match op {
+                    TypedOp::Sum => s.segmented_sum(x, &offsets, &mut sums[0]),
+                    _ => s.segmented_reduce(op, x, &offsets, &mut values[0]),
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn row(shape: &str, type_name: &str, along: &str, op: TypedOp, bytes: usize, ms: f64, copy_ms: f64) {
+    let bw = gbps(bytes, ms);
+    TABLE.row(&[
+        shape.into(),
+        type_name.into(),
+        along.into(),
+        op.name().into(),
+        (ms * 1e3).into(),
+        bw.into(),
+        (100.0 * copy_ms / ms).into(),
+    ]);
+}

@@ -1,0 +1,149 @@
+//! Reductions along an axis on the GPU: sum, min, max and minmax of every row, column and
+//! segment, every type, under `Auto` and named strategies, at edge shapes (0, 1, 31, 32, 33, a
+//! block ±1), padded rows (lda > n), views 1..15 elements into a buffer, with extremes, NaN,
+//! ±inf and ±0 placed in rows; outputs poisoned first; compared with a CPU reference (exact for
+//! integers and min/max, float sums within the bound of their summation depth).
+mod common;
+use common::axis::{poisoned, run_case, Case};
+use common::typed::Reference;
+use common::{download, gpu, upload, Rng};
+use cudakernels::{Axis, AxisShape, AxisStrategy};
+
+/// (m, n): empty, single, warp ±1, block ±1, split rows, short rows, split columns.
+const SHAPES: [(usize, usize); 16] = [
+    (0, 5),
+    (5, 0),
+    (1, 1),
+    (1, 31),
+    (31, 32),
+    (32, 33),
+    (33, 1),
+    (3, 255),
+    (2, 257),
+    (7, 1000),
+    (1, 70_000),
+    (300, 16),
+    (1000, 3),
+    (129, 64),
+    (5000, 33),
+    (2, 100_003),
+];
+
+fn every_shape<T: Reference>(test: &str, specials: &[T]) {
+    let handle = match gpu(test) {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh(test);
+    for &(m, n) in SHAPES.iter() {
+        for &(pad, offset) in [(0, 0), (3, 1 + rng.below(15))].iter() {
+            let case = Case::new(&mut rng, m, n, pad, offset, specials);
+            let ctx = format!("seed {} {} {}x{} lda {} offset {}", rng.seed, T::NAME, m, n, n + pad, offset);
+            run_case(s, &case, Axis::Rows, AxisStrategy::Auto, &ctx);
+            run_case(s, &case, Axis::Columns, AxisStrategy::Auto, &ctx);
+        }
+    }
+}
+
+fn int_specials<T: Reference>() -> Vec<T> {
+    T::extremes()
+}
+
+#[test]
+fn axis_u8() {
+    every_shape::<u8>("axis_u8", &int_specials::<u8>());
+}
+#[test]
+fn axis_i8() {
+    every_shape::<i8>("axis_i8", &int_specials::<i8>());
+}
+#[test]
+fn axis_u16() {
+    every_shape::<u16>("axis_u16", &int_specials::<u16>());
+}
+#[test]
+fn axis_i16() {
+    every_shape::<i16>("axis_i16", &int_specials::<i16>());
+}
+#[test]
+fn axis_i32() {
+    every_shape::<i32>("axis_i32", &int_specials::<i32>());
+}
+#[test]
+fn axis_u32() {
+    every_shape::<u32>("axis_u32", &int_specials::<u32>());
+}
+#[test]
+fn axis_f32() {
+    every_shape::<f32>("axis_f32", &[]);
+    every_shape::<f32>("axis_f32_special", &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0, -0.0]);
+}
+#[test]
+fn axis_f64() {
+    every_shape::<f64>("axis_f64", &[]);
+    every_shape::<f64>("axis_f64_special", &[f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, -0.0]);
+}
+
+#[test]
+fn axis_f16() {
+    use cudakernels::f16;
+    every_shape::<f16>("axis_f16", &[f16::NAN, f16::INFINITY, f16::NEG_INFINITY, f16::NEG_ZERO, f16::ZERO]);
+}
+#[test]
+fn axis_bf16() {
+    use cudakernels::bf16;
+    every_shape::<bf16>("axis_bf16", &[bf16::NAN, bf16::INFINITY, bf16::NEG_INFINITY, bf16::NEG_ZERO, bf16::ZERO]);
+}
+
+/// Every named strategy's parameters on shapes they split, pad and offset.
+#[test]
+fn named_strategies() {
+    let handle = match gpu("axis_named_strategies") {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh("axis_named_strategies");
+    let case = Case::<f32>::new(&mut rng, 37, 1029, 5, 3, &[f32::NAN, -0.0]);
+    let ctx = format!("seed {} f32 37x1029", rng.seed);
+    for &lanes in [1, 2, 4, 8, 16, 32].iter() {
+        for &chunks in [1, 3, 64].iter() {
+            run_case(s, &case, Axis::Rows, AxisStrategy::Rows { lanes, chunks }, &ctx);
+        }
+    }
+    for &tile in [1, 32, 64, 256].iter() {
+        for &splits in [1, 5, 40].iter() {
+            run_case(s, &case, Axis::Columns, AxisStrategy::Columns { tile, splits }, &ctx);
+        }
+    }
+    // A contiguous column is a row: Auto and named rows kernels take it.
+    let column = Case::<i32>::new(&mut rng, 100_001, 1, 0, 2, &[]);
+    run_case(s, &column, Axis::Columns, AxisStrategy::Auto, &ctx);
+    run_case(s, &column, Axis::Columns, AxisStrategy::Rows { lanes: 32, chunks: 7 }, &ctx);
+}
+
+/// Float results are the same bits on every call and stream.
+#[test]
+fn float_sums_are_deterministic() {
+    let handle = match gpu("axis_deterministic") {
+        Some(g) => g,
+        None => return,
+    };
+    let mut rng = Rng::fresh("axis_deterministic");
+    let (m, n) = (3, (1 << 20) + 7);
+    let host: Vec<f32> = (0..m * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
+    let dev = upload(&host);
+    let other = handle.new_stream().unwrap();
+    let mut first: Option<Vec<u32>> = None;
+    for round in 0..4 {
+        let s = if round % 2 == 0 { handle.default_stream() } else { &other };
+        let mut out = poisoned::<f32>(m);
+        s.sum_along(Axis::Rows, AxisShape::new(m, n), &dev, &mut out, AxisStrategy::Auto).unwrap();
+        let bits: Vec<u32> = download(s, &out).iter().map(|v| v.to_bits()).collect();
+        match &first {
+            None => first = Some(bits),
+            Some(f) => assert_eq!(&bits, f, "seed {} round {}", rng.seed, round),
+        }
+    }
+}
