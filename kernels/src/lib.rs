@@ -4,7 +4,7 @@
 //! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]), per-thread
 //! loads and folds ([`thread`]), warp reductions ([`warp`]), the host's tagged result words
 //! ([`publish`]), block reductions ([`block`]), then the device-wide kernels ([`reduce`],
-//! [`typed`], [`sgemv`]).
+//! [`typed`], [`arg`], [`sgemv`]).
 #![cfg_attr(
     target_os = "cuda",
     no_std,
@@ -20,6 +20,7 @@ macro_rules! gpu_modules {
     ($vis:vis $($m:ident),* $(,)?) => { $( #[cfg(target_os = "cuda")] $vis mod $m; )* };
 }
 
+pub mod arg;
 pub mod config;
 pub mod reduce;
 pub mod sgemv;

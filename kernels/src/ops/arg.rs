@@ -64,22 +64,35 @@ arg_float!(f32 => i32, u32; f64 => i64, u64);
 pub trait Direction<T: ArgElement> {
     /// The value a pair with no element starts from (the direction's identity).
     const START: T;
+    /// This direction's key of `x` ([`ArgElement::max_key`] or [`ArgElement::min_key`]).
+    fn key(x: T) -> T::Key;
+    /// Whether key `a` is strictly further toward this end than key `b`.
+    fn further(a: T::Key, b: T::Key) -> bool;
     /// Whether `a` is strictly further toward this end than `b`.
-    fn beats(a: T, b: T) -> bool;
+    #[inline(always)]
+    fn beats(a: T, b: T) -> bool {
+        Self::further(Self::key(a), Self::key(b))
+    }
     /// The extreme of one 16-byte vector's elements, in the order of `beats`.
     fn vec_extreme(w: &[u32; 4]) -> T;
 }
 
 /// argmax's direction.
+#[derive(Clone, Copy)]
 pub struct Largest;
 /// argmin's direction.
+#[derive(Clone, Copy)]
 pub struct Smallest;
 
 impl<T: ArgElement> Direction<T> for Largest {
     const START: T = T::LOWEST;
     #[inline(always)]
-    fn beats(a: T, b: T) -> bool {
-        a.max_key() > b.max_key()
+    fn key(x: T) -> T::Key {
+        x.max_key()
+    }
+    #[inline(always)]
+    fn further(a: T::Key, b: T::Key) -> bool {
+        a > b
     }
     #[inline(always)]
     fn vec_extreme(w: &[u32; 4]) -> T {
@@ -93,8 +106,12 @@ impl<T: ArgElement> Direction<T> for Largest {
 impl<T: ArgElement> Direction<T> for Smallest {
     const START: T = T::HIGHEST;
     #[inline(always)]
-    fn beats(a: T, b: T) -> bool {
-        a.min_key() < b.min_key()
+    fn key(x: T) -> T::Key {
+        x.min_key()
+    }
+    #[inline(always)]
+    fn further(a: T::Key, b: T::Key) -> bool {
+        a < b
     }
     #[inline(always)]
     fn vec_extreme(w: &[u32; 4]) -> T {
@@ -109,11 +126,9 @@ impl<T: ArgElement> Direction<T> for Smallest {
 /// The pair of the two that wins in direction `D`: the further value, else the smaller index.
 #[inline(always)]
 pub fn pick<T: ArgElement, D: Direction<T>>(a: ValueIndex<T>, b: ValueIndex<T>) -> ValueIndex<T> {
-    if D::beats(b.value, a.value) || (!D::beats(a.value, b.value) && b.index < a.index) {
-        b
-    } else {
-        a
-    }
+    let take_b = D::beats(b.value, a.value) || (!D::beats(a.value, b.value) && b.index < a.index);
+    // Field by field: a select of whole pairs would keep them in local memory.
+    ValueIndex { value: if take_b { b.value } else { a.value }, index: if take_b { b.index } else { a.index } }
 }
 
 /// The arg reduction toward `D`'s end; see [`ArgMax`] and [`ArgMin`].
@@ -147,11 +162,121 @@ impl<T: ArgElement> ReduceOp for ArgMinMax<T> {
     fn combine(a: Self::Acc, b: Self::Acc) -> Self::Acc {
         Pair { min: pick::<T, Smallest>(a.min, b.min), max: pick::<T, Largest>(a.max, b.max) }
     }
+    /// Half by half: one volatile store of the padded pair of pairs goes through local memory.
+    #[inline(always)]
+    unsafe fn put_partial(p: *mut Self::Acc, v: Self::Acc) {
+        core::ptr::write_volatile(core::ptr::addr_of_mut!((*p).min), v.min);
+        core::ptr::write_volatile(core::ptr::addr_of_mut!((*p).max), v.max);
+    }
 }
 
 impl<T: Shuffle> Shuffle for ValueIndex<T> {
     #[inline(always)]
     unsafe fn shfl_xor(self, mask: u32) -> Self {
         ValueIndex { value: self.value.shfl_xor(mask), index: self.index.shfl_xor(mask) }
+    }
+}
+
+/// A thread's running best in one direction over its 16-byte vectors, which it visits in
+/// increasing order: the key of the furthest vector extreme so far and the first vector that
+/// reached it (a later vector replaces it only by going strictly further, so ties keep the
+/// earlier one). The lane is found at the end, by reading that one vector again.
+#[derive(Clone, Copy)]
+pub struct Track<T: ArgElement, D> {
+    key: T::Key,
+    vec: usize,
+    dir: PhantomData<D>,
+}
+
+impl<T: ArgElement, D: Direction<T>> Track<T, D> {
+    /// A thread whose first vector is `first` (its key, `START`'s, is reached by that vector
+    /// at the latest, so `first` stands until a vector goes further).
+    #[inline(always)]
+    pub fn start(first: usize) -> Self {
+        Track { key: D::key(D::START), vec: first, dir: PhantomData }
+    }
+
+    /// Takes vector `i` with words `w`.
+    #[inline(always)]
+    pub fn see(&mut self, w: &[u32; 4], i: usize) {
+        let k = D::key(D::vec_extreme(w));
+        if D::further(k, self.key) {
+            self.key = k;
+            self.vec = i;
+        }
+    }
+
+    /// (value, index) of the first element with the tracked key in the tracked vector, whose
+    /// words `load` gives, of vectors that start at element `head`; the identity when the
+    /// thread had none of the `nvec` vectors.
+    #[inline(always)]
+    pub fn resolve(self, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> ValueIndex<T> {
+        if self.vec >= nvec {
+            return ArgOf::<T, D>::identity();
+        }
+        let w = load(self.vec);
+        // From the last lane down, so the first match stands; lanes by constant index only
+        // (a variable one would put `w` in local memory).
+        let (mut lane, mut value) = (T::PER_VEC - 1, T::lane(&w, T::PER_VEC - 1));
+        for k in (0..T::PER_VEC - 1).rev() {
+            let e = T::lane(&w, k);
+            if D::key(e) == self.key {
+                lane = k;
+                value = e;
+            }
+        }
+        ValueIndex { value, index: (head + self.vec * T::PER_VEC + lane) as u64 }
+    }
+}
+
+/// How an arg operator folds a thread's elements: single elements as pairs, vectors through
+/// [`Track`]s.
+pub trait ArgFold<T: ArgElement>: ReduceOp {
+    type State;
+    /// The pair (or pairs) of element `e` at `index`.
+    fn element(e: T, index: u64) -> Self::Acc;
+    fn start(first: usize) -> Self::State;
+    fn see(s: &mut Self::State, w: &[u32; 4], i: usize);
+    fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc;
+}
+
+impl<T: ArgElement, D: Direction<T>> ArgFold<T> for ArgOf<T, D> {
+    type State = Track<T, D>;
+    #[inline(always)]
+    fn element(e: T, index: u64) -> ValueIndex<T> {
+        ValueIndex { value: e, index }
+    }
+    #[inline(always)]
+    fn start(first: usize) -> Track<T, D> {
+        Track::start(first)
+    }
+    #[inline(always)]
+    fn see(s: &mut Track<T, D>, w: &[u32; 4], i: usize) {
+        s.see(w, i)
+    }
+    #[inline(always)]
+    fn resolve(s: Track<T, D>, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> ValueIndex<T> {
+        s.resolve(nvec, head, load)
+    }
+}
+
+impl<T: ArgElement> ArgFold<T> for ArgMinMax<T> {
+    type State = (Track<T, Smallest>, Track<T, Largest>);
+    #[inline(always)]
+    fn element(e: T, index: u64) -> Self::Acc {
+        Pair { min: ValueIndex { value: e, index }, max: ValueIndex { value: e, index } }
+    }
+    #[inline(always)]
+    fn start(first: usize) -> Self::State {
+        (Track::start(first), Track::start(first))
+    }
+    #[inline(always)]
+    fn see(s: &mut Self::State, w: &[u32; 4], i: usize) {
+        s.0.see(w, i);
+        s.1.see(w, i);
+    }
+    #[inline(always)]
+    fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc {
+        Pair { min: s.0.resolve(nvec, head, &load), max: s.1.resolve(nvec, head, &load) }
     }
 }
