@@ -33,4 +33,4 @@ pub use multi::{MultiGpu, RowShard};
 pub use sgemv::{
     Occupancy, Op, RawSlice, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch, SgemvOptions, SgemvPlan, SgemvShape,
 };
-pub use typed::{typed_entry_point, TypedElement, TypedOp};
+pub use typed::{bf16, f16, typed_entry_point, TypedElement, TypedOp};
