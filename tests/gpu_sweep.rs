@@ -3,7 +3,7 @@
 //! block size, every typed op × type, every arg op × type, every sgemv kernel.
 mod common;
 use common::{download, gpu, upload, Rng, U32};
-use cudakernels::{ArgOp, ValueIndex, ARG_TYPES, TYPED_TYPES};
+use cudakernels::{bf16, f16, ArgOp, ValueIndex, ARG_TYPES, TYPED_TYPES};
 use cudakernels::{
     Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
 };
@@ -121,7 +121,9 @@ fn arg_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     }
     let runs = int!(u8, i8, u16, i16, i32, u32)
         + arg(gpu, &floats.iter().map(|&v| v as f32).collect::<Vec<f32>>())
-        + arg(gpu, &floats);
+        + arg(gpu, &floats)
+        + arg(gpu, &floats.iter().map(|&v| f16::from_f64(v)).collect::<Vec<f16>>())
+        + arg(gpu, &floats.iter().map(|&v| bf16::from_f64(v)).collect::<Vec<bf16>>());
     assert_eq!(runs, ARG_TYPES.len());
     runs
 }

@@ -1,4 +1,4 @@
-//! Arg reductions: argmin, argmax and argminmax over u8…f64, one generic body per op and type:
+//! Arg reductions: argmin, argmax and argminmax over u8…f64, f16 and bf16, one generic body per op and type:
 //! `{op}_{type}`. Each result is a value and its first index (u64): ties go to the smallest
 //! index; for floats NaN is the extreme both ways (the first NaN wins, as in `torch.argmax`) and
 //! -0.0 is below +0.0, so argmax's value is the typed `max`'s (see [`crate::ops::arg`]).
@@ -26,6 +26,8 @@ use crate::{
 };
 #[cfg(target_os = "cuda")]
 use cuda_std::prelude::*;
+#[cfg(target_os = "cuda")]
+use half::{bf16, f16};
 
 /// Where an arg kernel's result goes: `values`/`indices` in device memory, or the host's tagged
 /// words when `tagged` is not null.
@@ -98,4 +100,4 @@ macro_rules! arg {
     };
 }
 
-arg! { u8, i8, u16, i16, i32, u32, f32, f64 }
+arg! { u8, i8, u16, i16, i32, u32, f32, f64, f16, bf16 }

@@ -43,11 +43,11 @@ macro_rules! arg_float {
             type Key = $k;
             #[inline(always)]
             fn max_key(self) -> $k {
-                if self != self { <$k>::MAX } else { total_key!(self, $k, $u) }
+                if self.is_nan() { <$k>::MAX } else { total_key!(self, $k, $u) }
             }
             #[inline(always)]
             fn min_key(self) -> $k {
-                if self != self { <$k>::MIN } else { total_key!(self, $k, $u) }
+                if self.is_nan() { <$k>::MIN } else { total_key!(self, $k, $u) }
             }
         }
     )*};
@@ -58,7 +58,7 @@ macro_rules! total_key {
         s ^ (((s >> (<$k>::BITS - 1)) as $u) >> 1) as $k
     }};
 }
-arg_float!(f32 => i32, u32; f64 => i64, u64);
+arg_float!(f32 => i32, u32; f64 => i64, u64; half::f16 => i16, u16; half::bf16 => i16, u16);
 
 /// Which end an arg operator looks for.
 pub trait Direction<T: ArgElement> {
