@@ -7,6 +7,7 @@
 //! `torch.argmax`.
 use super::{Element, Ordered, ReduceOp};
 use crate::config::{MinMax as Pair, ValueIndex};
+use crate::packed::byte_vec_extreme;
 use crate::shuffle::Shuffle;
 use core::marker::PhantomData;
 
@@ -20,6 +21,25 @@ pub trait ArgElement: Ordered + Element {
     fn max_key(self) -> Self::Key;
     /// The same, NaN below everything (argmin's key).
     fn min_key(self) -> Self::Key;
+    /// The largest element of the 16-byte vector `w` in `max_key` order (lane by lane here;
+    /// bytes and halves override it with packed instructions).
+    #[inline(always)]
+    fn vec_max(w: &[u32; 4]) -> Self {
+        let mut m = Self::lane(w, 0);
+        for k in 1..Self::PER_VEC {
+            m = Self::max2(m, Self::lane(w, k));
+        }
+        m
+    }
+    /// The smallest element of `w` in `min_key` order.
+    #[inline(always)]
+    fn vec_min(w: &[u32; 4]) -> Self {
+        let mut m = Self::lane(w, 0);
+        for k in 1..Self::PER_VEC {
+            m = Self::min2(m, Self::lane(w, k));
+        }
+        m
+    }
 }
 
 macro_rules! arg_int {
@@ -33,12 +53,31 @@ macro_rules! arg_int {
         }
     )*};
 }
-arg_int!(u8, i8, u16, i16, u32, i32);
+arg_int!(u16, i16, u32, i32);
+
+/// Bytes: keys as integers, vector extremes packed ([`byte_vec_extreme`]).
+macro_rules! arg_byte {
+    ($($t:ty: $flip:expr),*) => {$(
+        impl ArgElement for $t {
+            type Key = $t;
+            #[inline(always)]
+            fn max_key(self) -> $t { self }
+            #[inline(always)]
+            fn min_key(self) -> $t { self }
+            #[inline(always)]
+            fn vec_max(w: &[u32; 4]) -> $t { (byte_vec_extreme::<true>(w, $flip) ^ ($flip as u32) as u8) as $t }
+            #[inline(always)]
+            fn vec_min(w: &[u32; 4]) -> $t { (byte_vec_extreme::<false>(w, $flip) ^ ($flip as u32) as u8) as $t }
+        }
+    )*};
+}
+arg_byte!(u8: 0, i8: 0x8080_8080);
 
 /// Floats keyed by their bits as a signed integer, negatives' magnitude bits flipped: IEEE
-/// total order (-0.0 below +0.0); NaN then mapped to the key's extreme.
+/// total order (-0.0 below +0.0); NaN then mapped to the key's extreme. Halves also name their
+/// packed max and min, which fold a vector two lanes at a time.
 macro_rules! arg_float {
-    ($($t:ty => $k:ty, $u:ty);*) => {$(
+    ($($t:ty => $k:ty, $u:ty $(, packed $max:literal $min:literal)?);*) => {$(
         impl ArgElement for $t {
             type Key = $k;
             #[inline(always)]
@@ -49,6 +88,12 @@ macro_rules! arg_float {
             fn min_key(self) -> $k {
                 if self.is_nan() { <$k>::MIN } else { total_key!(self, $k, $u) }
             }
+            $(
+                #[inline(always)]
+                fn vec_max(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $max)) }
+                #[inline(always)]
+                fn vec_min(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $min)) }
+            )?
         }
     )*};
 }
@@ -58,7 +103,27 @@ macro_rules! total_key {
         s ^ (((s >> (<$k>::BITS - 1)) as $u) >> 1) as $k
     }};
 }
-arg_float!(f32 => i32, u32; f64 => i64, u64; half::f16 => i16, u16; half::bf16 => i16, u16);
+/// The packed 16-bit op `$inst` over a vector's four words, then over the two halves left.
+macro_rules! packed_halves {
+    ($w:expr, $inst:literal) => {{
+        let op = |a: u32, b: u32| {
+            let d: u32;
+            unsafe {
+                asm!(concat!($inst, " {0}, {1}, {2};"), out(reg32) d, in(reg32) a, in(reg32) b,
+                     options(pure, nomem, nostack));
+            }
+            d
+        };
+        let acc = op(op($w[0], $w[1]), op($w[2], $w[3]));
+        op(acc, acc >> 16) as u16
+    }};
+}
+arg_float!(
+    f32 => i32, u32;
+    f64 => i64, u64;
+    half::f16 => i16, u16, packed "max.NaN.f16x2" "min.NaN.f16x2";
+    half::bf16 => i16, u16, packed "max.NaN.bf16x2" "min.NaN.bf16x2"
+);
 
 /// Which end an arg operator looks for.
 pub trait Direction<T: ArgElement> {
@@ -96,11 +161,7 @@ impl<T: ArgElement> Direction<T> for Largest {
     }
     #[inline(always)]
     fn vec_extreme(w: &[u32; 4]) -> T {
-        let mut m = T::lane(w, 0);
-        for k in 1..T::PER_VEC {
-            m = T::max2(m, T::lane(w, k));
-        }
-        m
+        T::vec_max(w)
     }
 }
 impl<T: ArgElement> Direction<T> for Smallest {
@@ -115,11 +176,7 @@ impl<T: ArgElement> Direction<T> for Smallest {
     }
     #[inline(always)]
     fn vec_extreme(w: &[u32; 4]) -> T {
-        let mut m = T::lane(w, 0);
-        for k in 1..T::PER_VEC {
-            m = T::min2(m, T::lane(w, k));
-        }
-        m
+        T::vec_min(w)
     }
 }
 
