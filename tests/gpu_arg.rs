@@ -88,9 +88,13 @@ fn reference<T: ArgRef>(v: &[T], high: bool) -> ValueIndex<T> {
     ValueIndex { value: v[best], index: best as u64 }
 }
 
+/// Equal values: both NaN, or equal with the same bits (so -0.0 is not +0.0).
+fn same_value<T: ArgRef>(a: T, b: T) -> bool {
+    (a.is_nan() && b.is_nan()) || (a.bits() == b.bits() && a == b)
+}
+
 fn same<T: ArgRef>(a: ValueIndex<T>, b: ValueIndex<T>) -> bool {
-    a.index == b.index
-        && ((a.value.is_nan() && b.value.is_nan()) || a.value.bits() == b.value.bits() && a.value == b.value)
+    a.index == b.index && same_value(a.value, b.value)
 }
 
 /// The cases of one length: random with specials at the ends and inside, all equal, ties of
@@ -148,7 +152,7 @@ fn check_view<T: ArgRef>(gpu: &GpuStream, view: &DeviceSlice<T>, host: &[T], int
     // (The typed max of a type, where this build has it.)
     if !want_max.value.is_nan() && TYPED_TYPES.contains(&T::NAME) {
         let max = gpu.max(view).unwrap();
-        assert_eq!(max.bits(), got_max.value.bits(), "{}: argmax's value is max's, bit for bit", ctx);
+        assert!(same_value(max, got_max.value), "{}: argmax's value {:?} is not max's {:?}", ctx, got_max.value, max);
     }
     if !into {
         return;
@@ -170,7 +174,7 @@ fn check_view<T: ArgRef>(gpu: &GpuStream, view: &DeviceSlice<T>, host: &[T], int
             assert!(same(got, *w), "{}: {:?}_into [{}] {:?}, want {:?}", ctx, op, j, got, w);
         }
         assert!(
-            vals[k].bits() == poison[k].bits() && idx[k] == 0xa5a5_a5a5_a5a5_a5a5,
+            same_value(vals[k], poison[k]) && idx[k] == 0xa5a5_a5a5_a5a5_a5a5,
             "{}: {:?}_into wrote past its results",
             ctx,
             op
