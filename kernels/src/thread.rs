@@ -45,6 +45,17 @@ pub fn grid_position() -> (usize, usize) {
     (block_index() * block + thread_idx_x() as usize, grid_blocks() * block)
 }
 
+/// How `input` splits for 16-byte loads: (head, vectors, tail): the `head` elements before its
+/// first 16-byte boundary, then that many whole vectors, then the elements from `tail` on.
+#[inline(always)]
+pub fn vector_split<E: Element>(input: &[E]) -> (usize, usize, usize) {
+    let n = input.len();
+    let misalign = input.as_ptr() as usize % VECTOR_BYTES;
+    let head = if misalign == 0 { 0 } else { core::cmp::min((VECTOR_BYTES - misalign) / core::mem::size_of::<E>(), n) };
+    let nvec = (n - head) / E::PER_VEC;
+    (head, nvec, head + nvec * E::PER_VEC)
+}
+
 /// This thread's fold of `input` with 16-byte vector loads and `VECTOR_UNROLL` loads in flight.
 ///
 /// The slice may start anywhere: elements before the first 16-byte boundary (the head) and
@@ -53,12 +64,8 @@ pub fn grid_position() -> (usize, usize) {
 /// threads read adjacent 16-byte vectors; the assignment is fixed, hence deterministic.
 #[inline(always)]
 pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
-    let n = input.len();
-    let base = input.as_ptr();
-    let misalign = base as usize % VECTOR_BYTES;
-    let head = if misalign == 0 { 0 } else { core::cmp::min((VECTOR_BYTES - misalign) / core::mem::size_of::<E>(), n) };
-    let nvec = (n - head) / E::PER_VEC;
-    let tail = head + nvec * E::PER_VEC;
+    let (n, base) = (input.len(), input.as_ptr());
+    let (head, nvec, tail) = vector_split(input);
     let (gid, stride) = grid_position();
     let mut acc = O::identity();
     if gid < head {
@@ -107,12 +114,8 @@ pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
 /// ([`crate::ops::arg::Track`]); its lane is found at the end by loading that vector again.
 #[inline(always)]
 pub unsafe fn fold_arg_vectorized<E: ArgElement, O: ArgFold<E>>(input: &[E]) -> O::Acc {
-    let n = input.len();
-    let base = input.as_ptr();
-    let misalign = base as usize % VECTOR_BYTES;
-    let head = if misalign == 0 { 0 } else { core::cmp::min((VECTOR_BYTES - misalign) / core::mem::size_of::<E>(), n) };
-    let nvec = (n - head) / E::PER_VEC;
-    let tail = head + nvec * E::PER_VEC;
+    let (n, base) = (input.len(), input.as_ptr());
+    let (head, nvec, tail) = vector_split(input);
     let (gid, stride) = grid_position();
     let mut acc = O::identity();
     if gid < head {
