@@ -101,7 +101,8 @@ stage_sanitizer() {
              "gpu_stress stress_64_streams_of_one_handle" "value_calls back_to_back_value_calls_each_return_their_own_result" \
              "gpu_sgemv alpha_zero_reads_neither_a_nor_x" "gpu_half half_signed_zeros_and_outputs" \
              "gpu_half bf16_sums_are_deterministic" "gpu_axis axis_i16" "gpu_axis named_strategies" \
-             "gpu_axis_segments segments_f32" "gpu_axis_segments offsets_are_clamped_to_the_input"; do
+             "gpu_axis_segments segments_f32" "gpu_axis_segments offsets_are_clamped_to_the_input" \
+             "gpu_arg arg_u8" "gpu_arg bad_outputs_are_refused_before_any_launch"; do
         set -- $t
         [ -x "tests/$1" ] || { echo "(tests/$1 not in bundle, skipped)"; continue; }
         hdr "sanitizer: tests/$1 $2"

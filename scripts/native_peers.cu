@@ -1,13 +1,18 @@
 // Native C++ peers for the cudakernels benchmarks, compiled on the GPU machine by the runner:
 //   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_XX -o native_peers native_peers.cu
 //   (sgemv needs -lcublas)
-// Usage: ./native_peers [--shapes PATH] [--axis-shapes PATH] [value|sgemv|half|axis]...   (sections;
+// Usage: ./native_peers [--shapes PATH] [--axis-shapes PATH] [value|arg|sgemv|half|axis]...   (sections;
 // all by default). Prints
 // markdown tables; with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv there. PATH is the
 // sgemv shapes file (default data/sgemv_shapes.csv, from the working directory).
 //   value  a value to the host: cub::DeviceReduce::Sum into a device word, cudaMemcpyAsync into
 //          pinned memory on the same stream, cudaStreamSynchronize; host clock per call, median
 //          and mean of VALUE_CALLS calls (the bench's "value to the host" section times the same).
+//   arg    cub::DeviceReduce::ArgMax and ArgMin at 2^28 bytes per input (u8, i32, f32, __half,
+//          __nv_bfloat16; cold: inputs rotated past 4x L2; CUDA events, median of REPS), and the LLM
+//          case: ArgMax of 128,256 bf16 logits + one cudaMemcpyAsync of value and index to pinned
+//          memory + cudaStreamSynchronize, host clock per call (the bench's "arg" section). Every
+//          result is checked against a host reference (first index of the extreme).
 //   sgemv  cublasSgemv on the bench's shapes (set "bench" of the shapes file), both ops, A row-major
 //          m x n = column-major n x m: Op::N is CUBLAS_OP_T on it, Op::T is CUBLAS_OP_N. CUDA
 //          events per call, median of REPS after WARMUP_REPS, cold (A rotated through buffers
@@ -26,6 +31,8 @@
 #include <cub/cub.cuh>
 #include <cuda/std/functional>
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -204,6 +211,123 @@ static double median_ms(cudaStream_t stream, int reps, F f) {
     CHECK(cudaEventDestroy(stop));
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
+}
+
+// Host value of an element, for the reference.
+static double host_value(unsigned char v) { return v; }
+static double host_value(int v) { return v; }
+static double host_value(float v) { return v; }
+static double host_value(__half v) { return __half2float(v); }
+static double host_value(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// First index of the largest (`max`) or smallest element of `h`.
+template <class T>
+static int64_t host_arg(const std::vector<T> &h, bool max) {
+    int64_t best = 0;
+    for (size_t i = 1; i < h.size(); ++i) {
+        double a = host_value(h[i]), b = host_value(h[best]);
+        if (max ? a > b : a < b) best = int64_t(i);
+    }
+    return best;
+}
+
+// CUB ArgMax and ArgMin over 2^28 bytes of T (element i = fill(i)), cold; checked.
+template <class T, class F>
+static void arg_rows(cudaStream_t stream, const cudaDeviceProp &prop, const char *name, F fill) {
+    const size_t bytes = size_t(1) << 28, n = bytes / sizeof(T);
+    std::vector<T> host(n);
+    for (size_t i = 0; i < n; ++i) host[i] = fill(i);
+    int copies = std::max(2, int((4 * size_t(prop.l2CacheSize) + bytes - 1) / bytes));
+    std::vector<T *> ins(copies);
+    for (auto &p : ins) {
+        CHECK(cudaMalloc(&p, bytes));
+        CHECK(cudaMemcpy(p, host.data(), bytes, cudaMemcpyHostToDevice));
+    }
+    T *d_val = nullptr;
+    int64_t *d_idx = nullptr;
+    CHECK(cudaMalloc(&d_val, sizeof(T)));
+    CHECK(cudaMalloc(&d_idx, sizeof(int64_t)));
+    for (bool max : {true, false}) {
+        size_t temp_bytes = 0;
+        auto run = [&](void *temp, const T *in) {
+            if (max) CHECK(cub::DeviceReduce::ArgMax(temp, temp_bytes, in, d_val, d_idx, int64_t(n), stream));
+            else CHECK(cub::DeviceReduce::ArgMin(temp, temp_bytes, in, d_val, d_idx, int64_t(n), stream));
+        };
+        run(nullptr, ins[0]);
+        void *temp = nullptr;
+        CHECK(cudaMalloc(&temp, temp_bytes));
+        double ms = median_ms(stream, REPS, [&](int i) { run(temp, ins[i % copies]); });
+        CHECK(cudaStreamSynchronize(stream));
+        int64_t got = -1;
+        CHECK(cudaMemcpy(&got, d_idx, sizeof(got), cudaMemcpyDeviceToHost));
+        bool ok = got == host_arg(host, max);
+        std::printf("| %s | %s | %.1f | %.0f | %s |\n", max ? "cub::DeviceReduce::ArgMax" : "cub::DeviceReduce::ArgMin", name,
+                    ms * 1e3, bytes / ms / 1e6, ok ? "ok" : "FAIL");
+        CHECK(cudaFree(temp));
+        if (!ok) {
+            std::fprintf(stderr, "native arg %s: index %lld, want %lld\n", name, (long long)got,
+                         (long long)host_arg(host, max));
+            std::exit(1);
+        }
+    }
+    CHECK(cudaFree(d_idx));
+    CHECK(cudaFree(d_val));
+    for (auto p : ins) CHECK(cudaFree(p));
+}
+
+// The LLM sampling case: argmax of VOCAB bf16 logits, value and index to pinned host memory.
+static void arg_latency(cudaStream_t stream) {
+    const int64_t vocab = 128256, at = vocab - 1000;
+    std::vector<__nv_bfloat16> host(vocab);
+    for (int64_t i = 0; i < vocab; ++i)
+        host[i] = __float2bfloat16(i == at ? 30.0f : float((i * 7919) % 2000) / 100.0f - 10.0f);
+    __nv_bfloat16 *d_in = nullptr;
+    CHECK(cudaMalloc(&d_in, vocab * sizeof(__nv_bfloat16)));
+    CHECK(cudaMemcpy(d_in, host.data(), vocab * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+    // Value at byte 0, index at byte 8 of one 16-byte result: one copy brings both.
+    unsigned char *d_out = nullptr, *h_out = nullptr;
+    CHECK(cudaMalloc(&d_out, 16));
+    CHECK(cudaMallocHost(&h_out, 16));
+    auto *d_val = reinterpret_cast<__nv_bfloat16 *>(d_out);
+    auto *d_idx = reinterpret_cast<int64_t *>(d_out + 8);
+    size_t temp_bytes = 0;
+    CHECK(cub::DeviceReduce::ArgMax(nullptr, temp_bytes, d_in, d_val, d_idx, vocab, stream));
+    void *temp = nullptr;
+    CHECK(cudaMalloc(&temp, temp_bytes));
+    auto call = [&] {
+        CHECK(cub::DeviceReduce::ArgMax(temp, temp_bytes, d_in, d_val, d_idx, vocab, stream));
+        CHECK(cudaMemcpyAsync(h_out, d_out, 16, cudaMemcpyDeviceToHost, stream));
+        CHECK(cudaStreamSynchronize(stream));
+    };
+    Stats s = time_calls(call, VALUE_CALLS);
+    int64_t got = 0;
+    std::memcpy(&got, h_out + 8, sizeof(got));
+    bool ok = got == at && got == host_arg(host, true);
+    std::printf("\n### native: argmax of %lld bf16 logits to the host (host clock per call, median and mean of %d)\n\n",
+                (long long)vocab, VALUE_CALLS);
+    std::printf("| what | n | median µs | mean µs | check |\n|---|---|---|---|---|\n");
+    std::printf("| cub::DeviceReduce::ArgMax + cudaMemcpyAsync (pinned) + cudaStreamSynchronize | %lld | %.2f | %.2f | %s |\n",
+                (long long)vocab, s.median_us, s.mean_us, ok ? "ok" : "FAIL");
+    CHECK(cudaFree(temp));
+    CHECK(cudaFreeHost(h_out));
+    CHECK(cudaFree(d_out));
+    CHECK(cudaFree(d_in));
+    if (!ok) {
+        std::fprintf(stderr, "native arg latency: index %lld, want %lld\n", (long long)got, (long long)at);
+        std::exit(1);
+    }
+}
+
+static void arg_section(cudaStream_t stream, const cudaDeviceProp &prop) {
+    std::printf("\n### native: CUB ArgMax/ArgMin, 2^28 bytes per input (cold: rotated; events, median of %d)\n\n", REPS);
+    std::printf("| what | type | median µs | GB/s | check |\n|---|---|---|---|---|\n");
+    arg_rows<unsigned char>(stream, prop, "u8", [](size_t i) { return (unsigned char)(i * 31 % 251); });
+    arg_rows<int>(stream, prop, "i32", [](size_t i) { return int(uint32_t(i) * 2654435761u); });
+    arg_rows<float>(stream, prop, "f32", [](size_t i) { return float(i % 1000) * 0.5f - 250.0f; });
+    arg_rows<__half>(stream, prop, "f16", [](size_t i) { return __float2half(float(i % 1000) * 0.5f - 250.0f); });
+    arg_rows<__nv_bfloat16>(stream, prop, "bf16",
+                            [](size_t i) { return __float2bfloat16(float(i % 1000) * 0.5f - 250.0f); });
+    arg_latency(stream);
 }
 
 static void sgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const std::vector<Shape> &shapes) {
@@ -459,11 +583,12 @@ int main(int argc, char **argv) {
             shapes_path = argv[++i];
         } else if (std::strcmp(argv[i], "--axis-shapes") == 0 && i + 1 < argc) {
             axis_path = argv[++i];
-        } else if (std::strcmp(argv[i], "value") == 0 || std::strcmp(argv[i], "sgemv") == 0 ||
-                   std::strcmp(argv[i], "half") == 0 || std::strcmp(argv[i], "axis") == 0) {
+        } else if (std::strcmp(argv[i], "value") == 0 || std::strcmp(argv[i], "arg") == 0 ||
+                   std::strcmp(argv[i], "sgemv") == 0 || std::strcmp(argv[i], "half") == 0 ||
+                   std::strcmp(argv[i], "axis") == 0) {
             sections.push_back(argv[i]);
         } else {
-            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [--axis-shapes PATH] [value|sgemv|half|axis]...\n", argv[i]);
+            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [--axis-shapes PATH] [value|arg|sgemv|half|axis]...\n", argv[i]);
             return 2;
         }
     }
@@ -481,6 +606,7 @@ int main(int argc, char **argv) {
     cudaStream_t stream;
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     if (wanted("value")) value_section(stream);
+    if (wanted("arg")) arg_section(stream, prop);
     if (wanted("sgemv")) sgemv_section(stream, prop, shapes);
     if (wanted("half")) half_section(stream, prop);
     if (wanted("axis")) axis_section(stream, prop, axis_path);

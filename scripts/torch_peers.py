@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv, value).
+"""PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, argmax, mv, value).
 
 Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N]
-            [--only copy,sum,aminmax,mv,shapes,value,axis] [--shapes PATH] [--axis-shapes PATH]
+            [--only copy,sum,aminmax,argmax,mv,shapes,value,axis] [--shapes PATH] [--axis-shapes PATH]
 
 "value" times a value returned to Python (x.sum().item(), torch.aminmax read back) on the host
 clock, per call, median of VALUE_CALLS calls: what a program waits for.
+"argmax" times torch.argmax/torch.argmin at 2^28 bytes (float32, bfloat16; cold) and
+torch.argmax(x).item() on 128,256 bfloat16 logits (host clock per call): the peers of bench's "arg".
 "shapes" times torch.mv(A, x) and torch.mv(A.t(), x) on the bench's sgemv shapes (set "bench" of
 --shapes, by default data/sgemv_shapes.csv beside scripts/) and, with BENCH_CSV_DIR set, writes
 sgemv_torch.csv there.
@@ -83,7 +85,7 @@ def release():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
-    ap.add_argument("--only", default="copy,sum,aminmax,mv,shapes,value,axis", help="comma-separated sections to run")
+    ap.add_argument("--only", default="copy,sum,aminmax,argmax,mv,shapes,value,axis", help="comma-separated sections to run")
     ap.add_argument("--reps", type=int, help="timed repetitions (default 50, 10 with --quick)")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="the sgemv shapes file (default: %(default)s)")
     ap.add_argument("--axis-shapes", default=DEFAULT_AXIS_SHAPES, help="the axis shapes file (default: %(default)s)")
@@ -109,6 +111,8 @@ def main():
         sum_hot_cold(dev, reps, warmup, l2)
     if "aminmax" in only:
         aminmax_per_dtype(dev, reps, warmup)
+    if "argmax" in only:
+        argmax_peers(dev, reps, warmup)
     if "mv" in only:
         mv_hot_cold(dev, reps, warmup, l2)
     if "shapes" in only:
@@ -148,6 +152,44 @@ def value_to_host(dev):
                   f"{statistics.fmean(times) * 1e6:.2f} |")
         del x
         release()
+
+
+VOCAB = 128_256
+
+
+def argmax_peers(dev, reps, warmup):
+    """torch.argmax/argmin at 2^28 bytes, cold (2 tensors); torch.argmax(x).item() on VOCAB bf16."""
+    import time
+    header("torch.argmax / torch.argmin, 2^28 bytes, cold")
+    for dt in (torch.float32, torch.bfloat16):
+        name = str(dt).replace("torch.", "")
+        n = (1 << 28) // torch.empty(0, dtype=dt).element_size()
+        xs = [(rand(n, dt, dev),) for _ in range(2)]
+        for what, fn in (("torch.argmax", torch.argmax), ("torch.argmin", torch.argmin)):
+            us = time_median(fn, xs, reps, warmup)
+            row(what, f"{n}", name, "cold (2)", us, 1 << 28)
+        del xs
+        release()
+    print(f"\n### torch.argmax(x).item() on {VOCAB} bfloat16 logits (host clock per call, "
+          f"median and mean of {VALUE_CALLS})\n")
+    print("| what | n | median µs | mean µs | check |")
+    print("|---|---|---|---|---|")
+    at = VOCAB - 1000
+    x = (torch.arange(VOCAB, device=dev) * 7919 % 2000).float().div(100).sub(10)
+    x[at] = 30.0
+    x = x.to(torch.bfloat16)
+    for _ in range(100):
+        torch.argmax(x).item()
+    times, ok = [], True
+    for _ in range(VALUE_CALLS):
+        t0 = time.perf_counter()
+        got = torch.argmax(x).item()
+        times.append(time.perf_counter() - t0)
+        ok = ok and got == at
+    print(f"| torch.argmax(x).item() | {VOCAB} | {statistics.median(times) * 1e6:.2f} | "
+          f"{statistics.fmean(times) * 1e6:.2f} | {'ok' if ok else 'FAIL'} |")
+    del x
+    release()
 
 
 def copy_reference(dev, reps, warmup):

@@ -1,11 +1,11 @@
-//! Lengths past 2^32: u8, f16, bf16 and f32 reductions, every ladder step, and sgemv (both ops) with A of
+//! Lengths past 2^32: u8, f16, bf16 and f32 reductions, u8 argmin/argmax/argminmax, every ladder step, and sgemv (both ops) with A of
 //! more than 2^32 elements. Inputs are filled on the device (memset) with distinct values placed
 //! past 2^32, where a 32-bit index would wrap onto the start. One test, run case after case,
 //! with each case's buffers freed before the next (peak about 18 GB of device memory).
 mod common;
 use common::{download, gpu, Rng, U32};
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
-use cudakernels::{bf16, f16, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions};
+use cudakernels::{bf16, f16, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, ValueIndex};
 
 const TWO32: usize = 1 << 32;
 /// Device memory the largest case needs, with room for scratch.
@@ -49,6 +49,38 @@ fn bytes_past_2_pow_32(gpu: &GpuStream) {
     let mut out = DeviceBuffer::from_slice(&[0xdead_beefu64]).unwrap();
     gpu.sum_into(&buf, &mut out).unwrap();
     assert_eq!(download(gpu, &out)[0], want, "u8 sum_into");
+}
+
+/// u8 arg reductions past 2^32: the unique max and min beyond 2^32, then each tied by an equal
+/// element before 2^32 (the earlier index wins), and a view at offset 3.
+fn arg_past_2_pow_32(gpu: &GpuStream) {
+    let n = TWO32 + 37;
+    let pair = |value: u8, index: usize| ValueIndex { value, index: index as u64 };
+    // All 1 but 0 at 2^32 + 3 and 200 at 2^32 + 20 (a vector past 2^32, lanes 3 and 4 of it).
+    let placed = [0u8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 200];
+    let buf = filled(gpu, n, 1, TWO32 + 3, &placed);
+    let (lo, hi) = (pair(0, TWO32 + 3), pair(200, TWO32 + 20));
+    assert_eq!(gpu.argmax(&buf).unwrap(), hi, "u8 argmax past 2^32");
+    assert_eq!(gpu.argmin(&buf).unwrap(), lo, "u8 argmin past 2^32");
+    assert_eq!(gpu.argminmax(&buf).unwrap(), (lo, hi), "u8 argminmax past 2^32");
+    let at3 = |p: ValueIndex<u8>| ValueIndex { index: p.index - 3, ..p };
+    assert_eq!(gpu.argminmax(&buf.index(3..)).unwrap(), (at3(lo), at3(hi)), "u8 argminmax of a view at offset 3");
+    let (mut values, mut indices) =
+        (DeviceBuffer::from_slice(&[7u8; 2]).unwrap(), DeviceBuffer::from_slice(&[9u64; 2]).unwrap());
+    gpu.argminmax_into(&buf, &mut values, &mut indices).unwrap();
+    assert_eq!((download(gpu, &values), download(gpu, &indices)), (vec![0, 200], vec![lo.index, hi.index]));
+    // Ties: 200 at 5 and 0 at 2^32 - 1, both before the ones past 2^32.
+    // SAFETY: the copies run in the stream's order and are waited for before the next reads.
+    unsafe {
+        buf.index(5..6).async_copy_from(&[200u8][..], gpu.stream()).expect("place");
+        buf.index(TWO32 - 1..TWO32).async_copy_from(&[0u8][..], gpu.stream()).expect("place");
+    }
+    gpu.synchronize().unwrap();
+    let (lo, hi) = (pair(0, TWO32 - 1), pair(200, 5));
+    assert_eq!(gpu.argminmax(&buf).unwrap(), (lo, hi), "u8 argminmax with ties across 2^32");
+    assert_eq!((gpu.argmin(&buf).unwrap(), gpu.argmax(&buf).unwrap()), (lo, hi));
+    // Past the tie at 5: the max is again the one past 2^32.
+    assert_eq!(gpu.argmax(&buf.index(6..)).unwrap(), pair(200, TWO32 + 20 - 6), "u8 argmax of a view at 6");
 }
 
 fn floats_past_2_pow_32(gpu: &GpuStream) {
@@ -219,6 +251,7 @@ fn lengths_past_2_pow_32() {
     assert!(free >= PEAK_BYTES, "needs {} GiB of free device memory, {} GiB free", PEAK_BYTES >> 30, free >> 30);
     let mut rng = Rng::fresh("large");
     bytes_past_2_pow_32(gpu);
+    arg_past_2_pow_32(gpu);
     floats_past_2_pow_32(gpu);
     halves_past_2_pow_32(gpu);
     let wide = [SgemvKernel::Auto, SgemvKernel::WarpScalar, SgemvKernel::BlockPerRow, SgemvKernel::SplitKShifted];

@@ -1,12 +1,12 @@
 //! Every kernel once, on small inputs, checked: what the runner's compute-sanitizer stages
 //! (memcheck, racecheck, synccheck, initcheck) run. Every ladder step with every finish at one
-//! block size, every typed op × type, every sgemv kernel, every axis kernel (rows, columns, fold)
-//! × op × type.
+//! block size, every typed op × type, every arg op × type, every sgemv kernel, every axis kernel
+//! (rows, columns, fold) × op × type.
 mod common;
 use common::axis::{run_case, Case};
 use common::typed::Reference;
 use common::{download, gpu, upload, Rng, U32};
-use cudakernels::{bf16, f16, TYPED_TYPES};
+use cudakernels::{bf16, f16, ArgOp, ValueIndex, ARG_TYPES, TYPED_TYPES};
 use cudakernels::{
     Axis, AxisStrategy, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement,
     TypedOp,
@@ -89,6 +89,57 @@ fn typed_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     runs + 1
 }
 
+/// First (value, index) of the extreme of `v`: finite values only, so `<` is the order.
+fn first_extreme<T: TypedElement + PartialOrd>(v: &[T], high: bool) -> ValueIndex<T> {
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if (high && x > v[best]) || (!high && x < v[best]) {
+            best = i;
+        }
+    }
+    ValueIndex { value: v[best], index: best as u64 }
+}
+
+/// Every arg op over a view at offset 1 of several blocks, as value calls and `_into`.
+fn arg<T: TypedElement + PartialOrd>(gpu: &GpuStream, host: &[T]) -> usize {
+    let input = upload(host);
+    let view = input.index(1..);
+    let want = (first_extreme(&host[1..], false), first_extreme(&host[1..], true));
+    assert_eq!(gpu.argmin(&view).unwrap(), want.0, "{} argmin", T::NAME);
+    assert_eq!(gpu.argmax(&view).unwrap(), want.1, "{} argmax", T::NAME);
+    assert_eq!(gpu.argminmax(&view).unwrap(), want, "{} argminmax", T::NAME);
+    for op in ArgOp::ALL.iter().copied() {
+        let (mut values, mut indices) = (upload(&[T::default(); 2]), upload(&[u64::MAX; 2]));
+        gpu.arg_into(op, &view, &mut values, &mut indices).unwrap();
+        let (v, i) = (download(gpu, &values), download(gpu, &indices));
+        let got: Vec<ValueIndex<T>> = (0..op.results()).map(|k| ValueIndex { value: v[k], index: i[k] }).collect();
+        let expected = match op {
+            ArgOp::ArgMin => vec![want.0],
+            ArgOp::ArgMax => vec![want.1],
+            ArgOp::ArgMinMax => vec![want.0, want.1],
+        };
+        assert_eq!(got, expected, "{} {:?}_into", T::NAME, op);
+    }
+    1
+}
+
+fn arg_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
+    // Over 16 KiB for every type: several 256-thread blocks of four vectors each.
+    let n = 40_003;
+    let ints: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+    let floats: Vec<f64> = (0..n).map(|_| rng.range(-1000.0, 1000.0)).collect();
+    macro_rules! int {
+        ($($t:ty),*) => { 0 $(+ arg(gpu, &ints.iter().map(|&v| v as $t).collect::<Vec<$t>>()))* };
+    }
+    let runs = int!(u8, i8, u16, i16, i32, u32)
+        + arg(gpu, &floats.iter().map(|&v| v as f32).collect::<Vec<f32>>())
+        + arg(gpu, &floats)
+        + arg(gpu, &floats.iter().map(|&v| f16::from_f64(v)).collect::<Vec<f16>>())
+        + arg(gpu, &floats.iter().map(|&v| bf16::from_f64(v)).collect::<Vec<bf16>>());
+    assert_eq!(runs, ARG_TYPES.len());
+    runs
+}
+
 fn sgemv_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let m = 37;
     let mut runs = 0;
@@ -156,6 +207,10 @@ fn every_kernel_once() {
     };
     let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sweep");
-    let runs = ladder(gpu, &mut rng) + typed_all(gpu, &mut rng) + sgemv_all(gpu, &mut rng) + axis_all(gpu, &mut rng);
+    let runs = ladder(gpu, &mut rng)
+        + typed_all(gpu, &mut rng)
+        + arg_all(gpu, &mut rng)
+        + sgemv_all(gpu, &mut rng)
+        + axis_all(gpu, &mut rng);
     assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + cudakernels::SGEMV_KERNELS.len());
 }

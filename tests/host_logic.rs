@@ -16,6 +16,22 @@ fn handles_and_streams_are_send_and_sync() {
 }
 
 #[test]
+fn arg_ops_name_their_entry_points_for_every_type() {
+    use cudakernels::{arg_entry_point, bf16, f16, ArgOp, TypedElement, ARG_OPS, ARG_TYPES};
+    let names: Vec<&str> = ArgOp::ALL.iter().map(|op| op.name()).collect();
+    assert_eq!(names, ARG_OPS.to_vec());
+    assert_eq!(ArgOp::ALL.iter().map(|op| op.results()).collect::<Vec<_>>(), vec![1, 1, 2]);
+    assert_eq!(arg_entry_point::<bf16>(ArgOp::ArgMax), "argmax_bf16");
+    assert_eq!(arg_entry_point::<u8>(ArgOp::ArgMinMax), "argminmax_u8");
+    for t in
+        [u8::NAME, i8::NAME, u16::NAME, i16::NAME, i32::NAME, u32::NAME, f32::NAME, f64::NAME, f16::NAME, bf16::NAME]
+    {
+        assert!(ARG_TYPES.contains(&t), "no arg kernels for {}", t);
+    }
+    assert_eq!(Error::Empty { op: ArgOp::ArgMax.name() }.to_string(), "argmax of an empty input is undefined");
+}
+
+#[test]
 fn errors_say_what_is_wrong() {
     let e = Error::LengthMismatch { what: "x", expected: 32, actual: 31 };
     assert_eq!(e.to_string(), "x has length 31, expected 32");

@@ -3,7 +3,8 @@
 //! flagged finish) with no local memory.
 use cudakernels::sgemv::dispatch::stripe_depths;
 use cudakernels::{
-    ladder_entry_point, LadderKernel, SgemvKernel, TypedOp, AXIS_KERNELS, AXIS_TYPES, LADDER_BLOCKS, PTX, TYPED_TYPES,
+    ladder_entry_point, ArgOp, LadderKernel, SgemvKernel, TypedOp, ARG_TYPES, AXIS_KERNELS, AXIS_TYPES, LADDER_BLOCKS,
+    PTX, TYPED_TYPES,
 };
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
@@ -20,6 +21,28 @@ fn typed_names() -> Vec<String> {
         TypedOp::ALL.iter().flat_map(|op| TYPED_TYPES.iter().map(move |t| format!("{}_{}", op.name(), t))).collect();
     names.push("sum_f32_f64acc".into());
     names
+}
+
+fn arg_names() -> Vec<String> {
+    ArgOp::ALL.iter().flat_map(|op| ARG_TYPES.iter().map(move |t| format!("{}_{}", op.name(), t))).collect()
+}
+
+/// The arg kernels: all there, streaming with 16-byte loads, reducing by shuffles, finishing by
+/// ticket, and (with every kernel) no local memory.
+#[test]
+fn arg_kernels_exist_load_16_bytes_and_shuffle() {
+    let names = arg_names();
+    assert_eq!(names.len(), 3 * ARG_TYPES.len());
+    assert_eq!(ARG_TYPES.len(), 10, "u8, i8, u16, i16, i32, u32, f32, f64, f16, bf16");
+    for name in names {
+        let body = entry(&name);
+        assert!(body.contains("ld.global.nc.v4.u32"), "{} has no 16-byte vector load", name);
+        assert!(body.contains("shfl.sync.bfly.b32"), "{} has no shfl.sync", name);
+        assert!(body.contains("atom.relaxed.gpu.add.u32"), "{} takes no ticket", name);
+        assert!(body.contains("st.relaxed.sys.global.u64"), "{} cannot publish a value call", name);
+        assert!(!body.contains(".local"), "{} uses local memory", name);
+    }
+    assert!(entry("argmax_f32").contains("max.NaN.f32"), "f32 vectors' extremes by the hardware max");
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! names come from the kernels' own tables.
 use crate::ladder::ladder_names;
 use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
+use kernels::arg::{ARG_OPS, ARG_TYPES};
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
 use kernels::sgemv::SGEMV_KERNELS;
 use kernels::typed::{TYPED_OPS, TYPED_TYPES};
@@ -11,12 +12,13 @@ const LADDER: usize = LadderKernel::ALL.len() * LADDER_TYPES.len() * LADDER_BLOC
 const FINISH: usize = LADDER;
 const TYPED: usize = FINISH + LADDER_TYPES.len();
 const F64ACC: usize = TYPED + TYPED_OPS.len() * TYPED_TYPES.len();
-const SGEMV: usize = F64ACC + 1;
+const ARG: usize = F64ACC + 1;
+const SGEMV: usize = ARG + ARG_OPS.len() * ARG_TYPES.len();
 const AXIS: usize = SGEMV + SGEMV_KERNELS.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
-/// passes, the typed ops by (op, type), `sum_f32_f64acc`, the sgemv kernels, then the axis
-/// kernels by (kernel, op, type).
+/// passes, the typed ops by (op, type), `sum_f32_f64acc`, the arg ops by (op, type), the sgemv
+/// kernels, then the axis kernels by (kernel, op, type).
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -25,6 +27,9 @@ pub(crate) fn entry_names() -> Vec<String> {
         names.extend(TYPED_TYPES.iter().map(|t| format!("{}_{}", op, t)));
     }
     names.push("sum_f32_f64acc".into());
+    for op in ARG_OPS.iter() {
+        names.extend(ARG_TYPES.iter().map(|t| format!("{}_{}", op, t)));
+    }
     names.extend(SGEMV_KERNELS.iter().map(|e| e.name.to_string()));
     for kernel in AXIS_KERNELS.iter() {
         for op in TYPED_OPS.iter() {
@@ -47,6 +52,11 @@ pub(crate) fn typed_entry(op: usize, type_name: &str) -> usize {
 /// `sum_f32_f64acc`.
 pub(crate) fn f64acc_entry() -> usize {
     F64ACC
+}
+
+/// Arg op number `op` (in `ARG_OPS`) over `type_name`.
+pub(crate) fn arg_entry(op: usize, type_name: &str) -> usize {
+    ARG + op * ARG_TYPES.len() + ARG_TYPES.iter().position(|&t| t == type_name).expect("an arg type")
 }
 
 /// sgemv kernel number `k` in `SGEMV_KERNELS`.
@@ -78,6 +88,8 @@ mod tests {
         assert_eq!(names[typed_entry(0, "bf16")], "sum_bf16");
         assert_eq!(names[typed_entry(0, "u8")], "sum_u8");
         assert_eq!(names[f64acc_entry()], "sum_f32_f64acc");
+        assert_eq!(names[arg_entry(0, "u8")], "argmin_u8");
+        assert_eq!(names[arg_entry(2, "f64")], "argminmax_f64");
         let block_per_row = SgemvKernel::BlockPerRow.index().expect("built");
         assert_eq!(names[sgemv_entry(block_per_row)], "sgemv_block_per_row");
         let mut sorted = names.clone();

@@ -22,8 +22,8 @@ pub fn sync_threads() {
 /// The fold order is fixed, so the result is deterministic. Every thread must call it.
 #[inline(always)]
 pub unsafe fn reduce<O: ReduceOp>(v: O::Acc) -> O::Acc {
-    // 32 warps × at most 16 bytes (a MinMax<f64>).
-    let scratch = shared_array!(SHARED_BLOCK_REDUCE: [u64; 64]) as *mut O::Acc;
+    // 32 warps × at most 32 bytes (a MinMax<ValueIndex<f64>>).
+    let scratch = shared_array!(SHARED_BLOCK_REDUCE: [u64; 128]) as *mut O::Acc;
     let tid = thread_idx_x();
     let (w, lane) = (tid / WARP_SIZE, tid % WARP_SIZE);
     let warp_value = warp::reduce::<O>(v);
@@ -80,10 +80,17 @@ impl<A: Chunks> Out<A> {
     pub fn device(ptr: *mut A) -> Out<A> {
         Out { ptr, tagged: core::ptr::null_mut(), seq: 0 }
     }
+}
 
-    /// Stores the final result `v` where it goes: every kernel's last store, by one thread.
+/// Where a kernel's final result of type `A` goes.
+pub trait Store<A>: Copy {
+    /// Stores the final result `v`: every kernel's last store, by one thread.
+    unsafe fn store(self, v: A);
+}
+
+impl<A: Chunks> Store<A> for Out<A> {
     #[inline(always)]
-    pub unsafe fn store(self, v: A) {
+    unsafe fn store(self, v: A) {
         if self.tagged.is_null() {
             *self.ptr = v;
         } else {
@@ -97,10 +104,7 @@ impl<A: Chunks> Out<A> {
 /// `counter` to 0 for the next launch. One launch, deterministic. A one-block grid stores its
 /// value straight to `out`.
 #[inline(always)]
-pub unsafe fn finish_last_block<O: ReduceOp>(v: O::Acc, partials: *mut O::Acc, counter: *mut u32, out: Out<O::Acc>)
-where
-    O::Acc: Chunks,
-{
+pub unsafe fn finish_last_block<O: ReduceOp, S: Store<O::Acc>>(v: O::Acc, partials: *mut O::Acc, counter: *mut u32, out: S) {
     let is_last = shared_array!(SHARED_BLOCK_IS_LAST: [u32; 1]);
     let grid = grid_dim_x();
     if grid == 1 {
@@ -111,7 +115,7 @@ where
         return;
     }
     if thread_idx_x() == 0 {
-        write_volatile(partials.add(block_idx_x() as usize), v);
+        O::put_partial(partials.add(block_idx_x() as usize), v);
         fence_acq_rel_gpu();
         let ticket = cuda_std::atomic::mid::atomic_fetch_add_u32_device(counter, Ordering::Relaxed, 1);
         *is_last = (ticket == grid - 1) as u32;
@@ -271,7 +275,7 @@ where
                 O::atomic_add(out.ptr, v);
             }
         }
-        finish::LAST_BLOCK => finish_last_block::<O>(v, partials, counter, out),
+        finish::LAST_BLOCK => finish_last_block::<O, _>(v, partials, counter, out),
         finish::FLAGGED => finish_flagged::<O>(v, ticket, partials as *mut u64, counter, out),
         _ => {
             if thread_idx_x() == 0 {

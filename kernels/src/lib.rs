@@ -4,8 +4,8 @@
 //! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]; the 16-bit
 //! floats' in [`halves`], the min/max folds in [`packed`]), per-thread loads and folds
 //! ([`thread`]), warp reductions ([`warp`]), the host's tagged result words ([`publish`]), block
-//! reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`axis`],
-//! [`sgemv`]).
+//! reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`arg`],
+//! [`axis`], [`sgemv`]).
 #![cfg_attr(
     target_os = "cuda",
     no_std,
@@ -22,6 +22,7 @@ macro_rules! gpu_modules {
 }
 
 pub mod axis;
+pub mod arg;
 pub mod config;
 pub mod reduce;
 pub mod sgemv;

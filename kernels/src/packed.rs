@@ -109,6 +109,19 @@ fn byte_minmax(lo: u8, hi: u8, v: &[[u32; 4]; 4], flip: u32) -> (u8, u8) {
     (mn as u8, mx as u8)
 }
 
+/// The largest (`MAX`) or smallest byte of the 16-byte vector `w`, its bytes taken after `flip`
+/// (xor; 0x80 per byte orders i8 as unsigned): two `prmt` and two packed max (or min) per word.
+#[inline(always)]
+pub fn byte_vec_extreme<const MAX: bool>(w: &[u32; 4], flip: u32) -> u8 {
+    let op = |a: u32, b: u32| if MAX { max_f16x2(a, b) } else { min_f16x2(a, b) };
+    let pair = |k: usize| {
+        let word = w[k] ^ flip;
+        op(prmt(word, HIGH, EVEN), prmt(word, HIGH, ODD))
+    };
+    let acc = op(op(pair(0), pair(1)), op(pair(2), pair(3)));
+    op(acc, prmt(acc, 0, 0x1032)) as u8
+}
+
 impl PackedMinMax for u8 {
     const PREFETCH: bool = true;
     #[inline(always)]

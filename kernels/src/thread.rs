@@ -1,5 +1,6 @@
 //! Thread level: vector loads and each thread's share of a device-wide reduction.
 use crate::config::{VECTOR_BYTES, VECTOR_UNROLL};
+use crate::ops::arg::{ArgElement, ArgFold};
 use crate::ops::{Element, Fold};
 use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 
@@ -44,6 +45,17 @@ pub fn grid_position() -> (usize, usize) {
     (block_index() * block + thread_idx_x() as usize, grid_blocks() * block)
 }
 
+/// How `input` splits for 16-byte loads: (head, vectors, tail): the `head` elements before its
+/// first 16-byte boundary, then that many whole vectors, then the elements from `tail` on.
+#[inline(always)]
+pub fn vector_split<E: Element>(input: &[E]) -> (usize, usize, usize) {
+    let n = input.len();
+    let misalign = input.as_ptr() as usize % VECTOR_BYTES;
+    let head = if misalign == 0 { 0 } else { core::cmp::min((VECTOR_BYTES - misalign) / core::mem::size_of::<E>(), n) };
+    let nvec = (n - head) / E::PER_VEC;
+    (head, nvec, head + nvec * E::PER_VEC)
+}
+
 /// This thread's fold of `input` with 16-byte vector loads and `VECTOR_UNROLL` loads in flight.
 ///
 /// The slice may start anywhere: elements before the first 16-byte boundary (the head) and
@@ -52,12 +64,8 @@ pub fn grid_position() -> (usize, usize) {
 /// threads read adjacent 16-byte vectors; the assignment is fixed, hence deterministic.
 #[inline(always)]
 pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
-    let n = input.len();
-    let base = input.as_ptr();
-    let misalign = base as usize % VECTOR_BYTES;
-    let head = if misalign == 0 { 0 } else { core::cmp::min((VECTOR_BYTES - misalign) / core::mem::size_of::<E>(), n) };
-    let nvec = (n - head) / E::PER_VEC;
-    let tail = head + nvec * E::PER_VEC;
+    let (n, base) = (input.len(), input.as_ptr());
+    let (head, nvec, tail) = vector_split(input);
     let (gid, stride) = grid_position();
     let mut acc = O::identity();
     if gid < head {
@@ -106,10 +114,7 @@ pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
 /// Thread mapping: vector `i` of the range goes to lane `i mod lanes` of the group.
 #[inline(always)]
 pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane: usize, lanes: usize) -> O::Acc {
-    let misalign = base as usize % VECTOR_BYTES;
-    let head = if misalign == 0 { 0 } else { core::cmp::min((VECTOR_BYTES - misalign) / core::mem::size_of::<E>(), n) };
-    let nvec = (n - head) / E::PER_VEC;
-    let tail = head + nvec * E::PER_VEC;
+    let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
     let mut acc = O::identity();
     if lane < head {
         acc = O::fold(acc, *base.add(lane));
@@ -134,6 +139,45 @@ pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane:
         i += lanes;
     }
     acc
+}
+
+/// This thread's (value, index) pair(s) of `input` for arg operator `O`, with the loads of
+/// [`fold_vectorized`] (same head, tail and thread mapping): each 16-byte vector's extreme is
+/// found value-only and only the first vector with the thread's furthest extreme is kept
+/// ([`crate::ops::arg::Track`]); its lane is found at the end by loading that vector again.
+#[inline(always)]
+pub unsafe fn fold_arg_vectorized<E: ArgElement, O: ArgFold<E>>(input: &[E]) -> O::Acc {
+    let (n, base) = (input.len(), input.as_ptr());
+    let (head, nvec, tail) = vector_split(input);
+    let (gid, stride) = grid_position();
+    let mut acc = O::identity();
+    if gid < head {
+        acc = O::combine(acc, O::element(*base.add(gid), gid as u64));
+    }
+    if gid < n - tail {
+        acc = O::combine(acc, O::element(*base.add(tail + gid), (tail + gid) as u64));
+    }
+    let vecs = base.add(head) as *const [u32; 4];
+    let unroll = VECTOR_UNROLL as usize;
+    let mut state = O::start(gid);
+    let mut i = gid;
+    while i + (unroll - 1) * stride < nvec {
+        let batch = [
+            load_v4(vecs.add(i)),
+            load_v4(vecs.add(i + stride)),
+            load_v4(vecs.add(i + 2 * stride)),
+            load_v4(vecs.add(i + 3 * stride)),
+        ];
+        for j in 0..4 {
+            O::see(&mut state, &batch[j], i + j * stride);
+        }
+        i += unroll * stride;
+    }
+    while i < nvec {
+        O::see(&mut state, &load_v4(vecs.add(i)), i);
+        i += stride;
+    }
+    O::combine(acc, O::resolve(state, nvec, head, |v| load_v4(vecs.add(v))))
 }
 
 /// Dot product of four A values with four x values (float4 loads as raw words).

@@ -34,7 +34,7 @@ macro_rules! typed_entry {
             input: &[$e], partials: *mut $acc, counter: *mut u32, out: *mut $acc, tagged: *mut u64, seq: u32,
         ) {
             let v = block::reduce::<$op>(fold_vectorized::<$e, $op>(input));
-            block::finish_last_block::<$op>(v, partials, counter, block::Out { ptr: out, tagged, seq });
+            block::finish_last_block::<$op, _>(v, partials, counter, block::Out { ptr: out, tagged, seq });
         }
     };
 }

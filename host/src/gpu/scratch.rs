@@ -6,10 +6,12 @@ use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedB
 use cust::stream::Stream;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// 64-bit words of the result slots: the largest value call result, a `MinMax<f64>`.
-pub(super) const RESULT_WORDS: usize = 2;
-/// Tagged words a value call's result takes at most: a `MinMax<f64>` in 32-bit chunks.
-pub(super) const TAGGED_WORDS: usize = 4;
+/// 64-bit words of the result slots: the largest value call result, argminmax's two
+/// `ValueIndex<f64>`.
+pub(super) const RESULT_WORDS: usize = 4;
+/// Tagged words a value call's result takes at most: argminmax's two `ValueIndex<f64>` in
+/// 32-bit chunks.
+pub(super) const TAGGED_WORDS: usize = 8;
 
 /// Initial size of the partials and flagged scratch (in 64-bit words).
 const INITIAL_SCRATCH_WORDS: usize = 1024;

@@ -308,6 +308,15 @@ mod tests {
         assert_eq!(unsafe { from_chunks::<u8, 2>(&tagged([0xa5u8, 7], 3)) }, [0xa5, 7]);
         assert_eq!(unsafe { from_chunks::<i16, 2>(&tagged([-2i16, 300], 3)) }, [-2, 300]);
         assert_eq!(unsafe { from_chunks::<u64, 1>(&tagged(u64::MAX - 5, 3)) }, [u64::MAX - 5]);
+        let pair = |value, index| kernels::config::ValueIndex { value, index };
+        let both = [pair(f, u64::MAX - 1), pair(-0.0f64, 1 << 33)];
+        assert_eq!(tagged(both, 5).len(), TAGGED_WORDS, "argminmax of f64 takes every tagged word");
+        // SAFETY: f64s and u64s.
+        assert_eq!(
+            unsafe { from_chunks::<kernels::config::ValueIndex<f64>, 2>(&tagged(both, 5)) }
+                .map(|p| (p.value.to_bits(), p.index)),
+            both.map(|p| (p.value.to_bits(), p.index))
+        );
         assert_eq!(tagged(1u8, 4).len(), 1);
         assert_eq!(tagged([1u32, 2], 4).len(), 2);
     }

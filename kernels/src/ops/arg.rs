@@ -7,6 +7,7 @@
 //! `torch.argmax`.
 use super::{Element, Ordered, ReduceOp};
 use crate::config::{MinMax as Pair, ValueIndex};
+use crate::packed::byte_vec_extreme;
 use crate::shuffle::Shuffle;
 use core::marker::PhantomData;
 
@@ -20,6 +21,25 @@ pub trait ArgElement: Ordered + Element {
     fn max_key(self) -> Self::Key;
     /// The same, NaN below everything (argmin's key).
     fn min_key(self) -> Self::Key;
+    /// The largest element of the 16-byte vector `w` in `max_key` order (lane by lane here;
+    /// bytes and halves override it with packed instructions).
+    #[inline(always)]
+    fn vec_max(w: &[u32; 4]) -> Self {
+        let mut m = Self::lane(w, 0);
+        for k in 1..Self::PER_VEC {
+            m = Self::max2(m, Self::lane(w, k));
+        }
+        m
+    }
+    /// The smallest element of `w` in `min_key` order.
+    #[inline(always)]
+    fn vec_min(w: &[u32; 4]) -> Self {
+        let mut m = Self::lane(w, 0);
+        for k in 1..Self::PER_VEC {
+            m = Self::min2(m, Self::lane(w, k));
+        }
+        m
+    }
 }
 
 macro_rules! arg_int {
@@ -33,22 +53,47 @@ macro_rules! arg_int {
         }
     )*};
 }
-arg_int!(u8, i8, u16, i16, u32, i32);
+arg_int!(u16, i16, u32, i32);
+
+/// Bytes: keys as integers, vector extremes packed ([`byte_vec_extreme`]).
+macro_rules! arg_byte {
+    ($($t:ty: $flip:expr),*) => {$(
+        impl ArgElement for $t {
+            type Key = $t;
+            #[inline(always)]
+            fn max_key(self) -> $t { self }
+            #[inline(always)]
+            fn min_key(self) -> $t { self }
+            #[inline(always)]
+            fn vec_max(w: &[u32; 4]) -> $t { (byte_vec_extreme::<true>(w, $flip) ^ ($flip as u32) as u8) as $t }
+            #[inline(always)]
+            fn vec_min(w: &[u32; 4]) -> $t { (byte_vec_extreme::<false>(w, $flip) ^ ($flip as u32) as u8) as $t }
+        }
+    )*};
+}
+arg_byte!(u8: 0, i8: 0x8080_8080);
 
 /// Floats keyed by their bits as a signed integer, negatives' magnitude bits flipped: IEEE
-/// total order (-0.0 below +0.0); NaN then mapped to the key's extreme.
+/// total order (-0.0 below +0.0); NaN then mapped to the key's extreme. Halves also name their
+/// packed max and min, which fold a vector two lanes at a time.
 macro_rules! arg_float {
-    ($($t:ty => $k:ty, $u:ty);*) => {$(
+    ($($t:ty => $k:ty, $u:ty $(, packed $max:literal $min:literal)?);*) => {$(
         impl ArgElement for $t {
             type Key = $k;
             #[inline(always)]
             fn max_key(self) -> $k {
-                if self != self { <$k>::MAX } else { total_key!(self, $k, $u) }
+                if self.is_nan() { <$k>::MAX } else { total_key!(self, $k, $u) }
             }
             #[inline(always)]
             fn min_key(self) -> $k {
-                if self != self { <$k>::MIN } else { total_key!(self, $k, $u) }
+                if self.is_nan() { <$k>::MIN } else { total_key!(self, $k, $u) }
             }
+            $(
+                #[inline(always)]
+                fn vec_max(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $max)) }
+                #[inline(always)]
+                fn vec_min(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $min)) }
+            )?
         }
     )*};
 }
@@ -58,62 +103,89 @@ macro_rules! total_key {
         s ^ (((s >> (<$k>::BITS - 1)) as $u) >> 1) as $k
     }};
 }
-arg_float!(f32 => i32, u32; f64 => i64, u64);
+/// The packed 16-bit op `$inst` over a vector's four words, then over the two halves left.
+macro_rules! packed_halves {
+    ($w:expr, $inst:literal) => {{
+        let op = |a: u32, b: u32| {
+            let d: u32;
+            unsafe {
+                asm!(concat!($inst, " {0}, {1}, {2};"), out(reg32) d, in(reg32) a, in(reg32) b,
+                     options(pure, nomem, nostack));
+            }
+            d
+        };
+        let acc = op(op($w[0], $w[1]), op($w[2], $w[3]));
+        op(acc, acc >> 16) as u16
+    }};
+}
+arg_float!(
+    f32 => i32, u32;
+    f64 => i64, u64;
+    half::f16 => i16, u16, packed "max.NaN.f16x2" "min.NaN.f16x2";
+    half::bf16 => i16, u16, packed "max.NaN.bf16x2" "min.NaN.bf16x2"
+);
 
 /// Which end an arg operator looks for.
 pub trait Direction<T: ArgElement> {
     /// The value a pair with no element starts from (the direction's identity).
     const START: T;
+    /// This direction's key of `x` ([`ArgElement::max_key`] or [`ArgElement::min_key`]).
+    fn key(x: T) -> T::Key;
+    /// Whether key `a` is strictly further toward this end than key `b`.
+    fn further(a: T::Key, b: T::Key) -> bool;
     /// Whether `a` is strictly further toward this end than `b`.
-    fn beats(a: T, b: T) -> bool;
+    #[inline(always)]
+    fn beats(a: T, b: T) -> bool {
+        Self::further(Self::key(a), Self::key(b))
+    }
     /// The extreme of one 16-byte vector's elements, in the order of `beats`.
     fn vec_extreme(w: &[u32; 4]) -> T;
 }
 
 /// argmax's direction.
+#[derive(Clone, Copy)]
 pub struct Largest;
 /// argmin's direction.
+#[derive(Clone, Copy)]
 pub struct Smallest;
 
 impl<T: ArgElement> Direction<T> for Largest {
     const START: T = T::LOWEST;
     #[inline(always)]
-    fn beats(a: T, b: T) -> bool {
-        a.max_key() > b.max_key()
+    fn key(x: T) -> T::Key {
+        x.max_key()
+    }
+    #[inline(always)]
+    fn further(a: T::Key, b: T::Key) -> bool {
+        a > b
     }
     #[inline(always)]
     fn vec_extreme(w: &[u32; 4]) -> T {
-        let mut m = T::lane(w, 0);
-        for k in 1..T::PER_VEC {
-            m = T::max2(m, T::lane(w, k));
-        }
-        m
+        T::vec_max(w)
     }
 }
 impl<T: ArgElement> Direction<T> for Smallest {
     const START: T = T::HIGHEST;
     #[inline(always)]
-    fn beats(a: T, b: T) -> bool {
-        a.min_key() < b.min_key()
+    fn key(x: T) -> T::Key {
+        x.min_key()
+    }
+    #[inline(always)]
+    fn further(a: T::Key, b: T::Key) -> bool {
+        a < b
     }
     #[inline(always)]
     fn vec_extreme(w: &[u32; 4]) -> T {
-        let mut m = T::lane(w, 0);
-        for k in 1..T::PER_VEC {
-            m = T::min2(m, T::lane(w, k));
-        }
-        m
+        T::vec_min(w)
     }
 }
 
 /// The pair of the two that wins in direction `D`: the further value, else the smaller index.
 #[inline(always)]
 pub fn pick<T: ArgElement, D: Direction<T>>(a: ValueIndex<T>, b: ValueIndex<T>) -> ValueIndex<T> {
-    if D::beats(b.value, a.value) || (!D::beats(a.value, b.value) && b.index < a.index) {
-        b
-    } else {
-        a
-    }
+    let take_b = D::beats(b.value, a.value) || (!D::beats(a.value, b.value) && b.index < a.index);
+    // Field by field: a select of whole pairs would keep them in local memory.
+    ValueIndex { value: if take_b { b.value } else { a.value }, index: if take_b { b.index } else { a.index } }
 }
 
 /// The arg reduction toward `D`'s end; see [`ArgMax`] and [`ArgMin`].
@@ -147,11 +219,121 @@ impl<T: ArgElement> ReduceOp for ArgMinMax<T> {
     fn combine(a: Self::Acc, b: Self::Acc) -> Self::Acc {
         Pair { min: pick::<T, Smallest>(a.min, b.min), max: pick::<T, Largest>(a.max, b.max) }
     }
+    /// Half by half: one volatile store of the padded pair of pairs goes through local memory.
+    #[inline(always)]
+    unsafe fn put_partial(p: *mut Self::Acc, v: Self::Acc) {
+        core::ptr::write_volatile(core::ptr::addr_of_mut!((*p).min), v.min);
+        core::ptr::write_volatile(core::ptr::addr_of_mut!((*p).max), v.max);
+    }
 }
 
 impl<T: Shuffle> Shuffle for ValueIndex<T> {
     #[inline(always)]
     unsafe fn shfl_xor(self, mask: u32) -> Self {
         ValueIndex { value: self.value.shfl_xor(mask), index: self.index.shfl_xor(mask) }
+    }
+}
+
+/// A thread's running best in one direction over its 16-byte vectors, which it visits in
+/// increasing order: the key of the furthest vector extreme so far and the first vector that
+/// reached it (a later vector replaces it only by going strictly further, so ties keep the
+/// earlier one). The lane is found at the end, by reading that one vector again.
+#[derive(Clone, Copy)]
+pub struct Track<T: ArgElement, D> {
+    key: T::Key,
+    vec: usize,
+    dir: PhantomData<D>,
+}
+
+impl<T: ArgElement, D: Direction<T>> Track<T, D> {
+    /// A thread whose first vector is `first` (its key, `START`'s, is reached by that vector
+    /// at the latest, so `first` stands until a vector goes further).
+    #[inline(always)]
+    pub fn start(first: usize) -> Self {
+        Track { key: D::key(D::START), vec: first, dir: PhantomData }
+    }
+
+    /// Takes vector `i` with words `w`.
+    #[inline(always)]
+    pub fn see(&mut self, w: &[u32; 4], i: usize) {
+        let k = D::key(D::vec_extreme(w));
+        if D::further(k, self.key) {
+            self.key = k;
+            self.vec = i;
+        }
+    }
+
+    /// (value, index) of the first element with the tracked key in the tracked vector, whose
+    /// words `load` gives, of vectors that start at element `head`; the identity when the
+    /// thread had none of the `nvec` vectors.
+    #[inline(always)]
+    pub fn resolve(self, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> ValueIndex<T> {
+        if self.vec >= nvec {
+            return ArgOf::<T, D>::identity();
+        }
+        let w = load(self.vec);
+        // From the last lane down, so the first match stands; lanes by constant index only
+        // (a variable one would put `w` in local memory).
+        let (mut lane, mut value) = (T::PER_VEC - 1, T::lane(&w, T::PER_VEC - 1));
+        for k in (0..T::PER_VEC - 1).rev() {
+            let e = T::lane(&w, k);
+            if D::key(e) == self.key {
+                lane = k;
+                value = e;
+            }
+        }
+        ValueIndex { value, index: (head + self.vec * T::PER_VEC + lane) as u64 }
+    }
+}
+
+/// How an arg operator folds a thread's elements: single elements as pairs, vectors through
+/// [`Track`]s.
+pub trait ArgFold<T: ArgElement>: ReduceOp {
+    type State;
+    /// The pair (or pairs) of element `e` at `index`.
+    fn element(e: T, index: u64) -> Self::Acc;
+    fn start(first: usize) -> Self::State;
+    fn see(s: &mut Self::State, w: &[u32; 4], i: usize);
+    fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc;
+}
+
+impl<T: ArgElement, D: Direction<T>> ArgFold<T> for ArgOf<T, D> {
+    type State = Track<T, D>;
+    #[inline(always)]
+    fn element(e: T, index: u64) -> ValueIndex<T> {
+        ValueIndex { value: e, index }
+    }
+    #[inline(always)]
+    fn start(first: usize) -> Track<T, D> {
+        Track::start(first)
+    }
+    #[inline(always)]
+    fn see(s: &mut Track<T, D>, w: &[u32; 4], i: usize) {
+        s.see(w, i)
+    }
+    #[inline(always)]
+    fn resolve(s: Track<T, D>, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> ValueIndex<T> {
+        s.resolve(nvec, head, load)
+    }
+}
+
+impl<T: ArgElement> ArgFold<T> for ArgMinMax<T> {
+    type State = (Track<T, Smallest>, Track<T, Largest>);
+    #[inline(always)]
+    fn element(e: T, index: u64) -> Self::Acc {
+        Pair { min: ValueIndex { value: e, index }, max: ValueIndex { value: e, index } }
+    }
+    #[inline(always)]
+    fn start(first: usize) -> Self::State {
+        (Track::start(first), Track::start(first))
+    }
+    #[inline(always)]
+    fn see(s: &mut Self::State, w: &[u32; 4], i: usize) {
+        s.0.see(w, i);
+        s.1.see(w, i);
+    }
+    #[inline(always)]
+    fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc {
+        Pair { min: s.0.resolve(nvec, head, &load), max: s.1.resolve(nvec, head, &load) }
     }
 }

@@ -15,6 +15,11 @@ pub trait ReduceOp {
     type Acc: Shuffle;
     fn identity() -> Self::Acc;
     fn combine(a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// Stores a block's partial for other blocks to read (a volatile store).
+    #[inline(always)]
+    unsafe fn put_partial(p: *mut Self::Acc, v: Self::Acc) {
+        core::ptr::write_volatile(p, v)
+    }
 }
 
 /// An element type as it sits in a 16-byte vector load of four 32-bit words.

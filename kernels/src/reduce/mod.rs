@@ -21,7 +21,7 @@
 //! A `tagged` that is not null is device-addressable (page-locked, unified addressing) and
 //! holds the 8-byte aligned words of one result's 32-bit chunks ([`crate::publish::Chunks`]).
 #[cfg(target_os = "cuda")]
-use crate::block;
+use crate::block::{self, Store};
 #[cfg(target_os = "cuda")]
 use crate::ops::Sum;
 #[cfg(target_os = "cuda")]

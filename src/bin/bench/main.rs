@@ -1,11 +1,12 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|sgemv|shapes|plans|multi|axis]...` (all by
+//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|plans|multi|axis]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
 //! CSV files there.
-//! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
+//! Peers (torch.sum, torch.aminmax, torch.argmax, torch.mv) come from scripts/torch_peers.py in the same call.
 //! One file per section; `harness` holds what they share, `timing` the event timing.
+mod arg;
 mod auto;
 mod axis;
 mod harness;
@@ -37,6 +38,7 @@ const SECTIONS: [(&str, Section); 10] = [
     ("auto", auto::run),
     ("tuning", tuning::run),
     ("typed", typed::run),
+    ("arg", arg::run),
     ("sgemv", sgemv::run),
     ("shapes", shapes::run),
     ("plans", plans::run),

@@ -1,0 +1,241 @@
+//! Arg reductions: argmin, argmax and argminmax over every [`TypedElement`] type.
+//!
+//! - Each result is a [`ValueIndex`]: the value and its index (u64, so inputs past 2^32
+//!   elements work); argminmax gives (argmin, argmax).
+//! - Ties go to the smallest index. Floats: NaN is the extreme for both argmin and argmax and
+//!   the first NaN wins (as `torch.argmax`); -0.0 is below +0.0 and ±inf are ordinary values,
+//!   so `argmax(x).value` is bit-equal to `max(x)` (both NaN when any element is, argmax's
+//!   with the first NaN's bits).
+//! - An empty input is `Error::Empty`. Views may start at any element.
+//! - Every call is one deterministic launch (16-byte vector loads, last-block finish).
+use crate::entries::arg_entry;
+use crate::error::{Error, Result};
+use crate::gpu::{Enqueue, GpuStream, KernelArgs, ResultSlot};
+use crate::launch::{fast_launch, vectorized_grid};
+use crate::typed::TypedElement;
+use cust::memory::{DeviceCopy, DeviceSlice};
+pub use kernels::config::ValueIndex;
+
+/// An arg reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArgOp {
+    ArgMin,
+    ArgMax,
+    ArgMinMax,
+}
+
+impl ArgOp {
+    pub const ALL: [ArgOp; 3] = [ArgOp::ArgMin, ArgOp::ArgMax, ArgOp::ArgMinMax];
+
+    pub fn name(self) -> &'static str {
+        kernels::arg::ARG_OPS[self as usize]
+    }
+
+    /// Results the op gives: 2 for argminmax (min, then max), else 1.
+    pub fn results(self) -> usize {
+        if self == ArgOp::ArgMinMax {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// The entry point of `op` over element type `T`.
+pub fn arg_entry_point<T: TypedElement>(op: ArgOp) -> String {
+    format!("{}_{}", op.name(), T::NAME)
+}
+
+/// Where an arg kernel stores its result: `values`/`indices` device addresses, or the tagged
+/// words of `slot` (with `values`/`indices` unused).
+#[derive(Clone, Copy)]
+struct ArgSlot {
+    values: u64,
+    indices: u64,
+    slot: ResultSlot,
+}
+
+/// Enqueues `op` over `input` storing to `out`; `Error::Empty` on empty input.
+///
+/// # Safety
+/// `out.values`/`out.indices` are 0 or the device-addressable addresses of `op.results()` `T`
+/// and u64; `out.slot.tagged` is 0 (then neither address is 0) or the stream's tagged words of
+/// one value call; all allocated until the kernel has run.
+unsafe fn enqueue_arg<T: TypedElement>(
+    q: &mut Enqueue<'_>,
+    op: ArgOp,
+    input: &DeviceSlice<T>,
+    out: ArgSlot,
+) -> Result<()> {
+    if input.is_empty() {
+        return Err(Error::Empty { op: op.name() });
+    }
+    let entry = arg_entry(op as usize, T::NAME);
+    let bytes = input.len() * std::mem::size_of::<T>();
+    let (block, grain) = fast_launch(bytes);
+    let gpu = q.gpu();
+    let grid = vectorized_grid(bytes, block, grain, gpu.sm_count(), gpu.resident_threads(entry, block)?);
+    // A partial is one `ValueIndex<T>` (16 bytes for every T) per result.
+    let partials = q.partials(grid as usize * op.results() * std::mem::size_of::<ValueIndex<u64>>())?;
+    let counter = q.counter();
+    let mut args = KernelArgs::new();
+    args.slice("input", input).ptr(partials).ptr(counter).ptr(out.values).ptr(out.indices);
+    args.ptr(out.slot.tagged).u32(out.slot.seq);
+    // SAFETY: `{op}_{T}` takes `(&[T], partials, counter, values, indices, tagged, seq)`;
+    // `partials` holds `op.results()` pairs per block of `grid`, `counter` is the stream's zeroed
+    // ticket, the outputs are this function's contract; the block comes from `FAST_LAUNCH`,
+    // whole warps up to `MAX_BLOCK` (any grid). The scratch is this stream's, locked in `q`.
+    unsafe { q.launch(entry, grid, block, &args) }
+}
+
+/// Whether the byte ranges `(start, bytes)` `a` and `b` share a byte.
+fn overlap(a: (u64, usize), b: (u64, usize)) -> bool {
+    let (a1, b1) = (a.0 + a.1 as u64, b.0 + b.1 as u64);
+    a.0 < b1 && b.0 < a1 && a.1 > 0 && b.1 > 0
+}
+
+/// The byte range of `s` in device memory.
+fn bytes_of<A: DeviceCopy>(s: &DeviceSlice<A>) -> (u64, usize) {
+    (s.as_device_ptr().as_raw(), s.len() * std::mem::size_of::<A>())
+}
+
+fn need<A: DeviceCopy>(what: &'static str, out: &DeviceSlice<A>, len: usize) -> Result<()> {
+    if out.len() < len {
+        return Err(Error::LengthMismatch { what, expected: len, actual: out.len() });
+    }
+    Ok(())
+}
+
+impl GpuStream {
+    /// Enqueues `op` over `input` without waiting: the value(s) to `values`, the index(es) to
+    /// `indices` (argminmax: `[0]` = argmin, `[1]` = argmax). Checks the lengths, that the two
+    /// outputs do not overlap and that both are this device's memory; `Error::Empty` on empty
+    /// input; nothing is launched on an error.
+    pub fn arg_into<T: TypedElement>(
+        &self,
+        op: ArgOp,
+        input: &DeviceSlice<T>,
+        values: &mut DeviceSlice<T>,
+        indices: &mut DeviceSlice<u64>,
+    ) -> Result<()> {
+        need("values", values, op.results())?;
+        need("indices", indices, op.results())?;
+        let (values, indices) = (values.index(..op.results()), indices.index(..op.results()));
+        if overlap(bytes_of(&values), bytes_of(&indices)) {
+            return Err(Error::Overlap { what: "indices", with: "values" });
+        }
+        self.check_lent("values", &values)?;
+        self.check_lent("indices", &indices)?;
+        let (values, indices) = (values.as_device_ptr().as_raw(), indices.as_device_ptr().as_raw());
+        let out = ArgSlot { values, indices, slot: ResultSlot::device(0) };
+        // SAFETY: `values` and `indices` hold `op.results()` elements each (checked above), lent
+        // for the enqueue; their free would wait for the kernel.
+        unsafe { enqueue_arg(&mut self.lock()?, op, input, out) }
+    }
+
+    /// [`GpuStream::arg_into`] with [`ArgOp::ArgMin`].
+    pub fn argmin_into<T: TypedElement>(
+        &self,
+        input: &DeviceSlice<T>,
+        value: &mut DeviceSlice<T>,
+        index: &mut DeviceSlice<u64>,
+    ) -> Result<()> {
+        self.arg_into(ArgOp::ArgMin, input, value, index)
+    }
+
+    /// [`GpuStream::arg_into`] with [`ArgOp::ArgMax`].
+    pub fn argmax_into<T: TypedElement>(
+        &self,
+        input: &DeviceSlice<T>,
+        value: &mut DeviceSlice<T>,
+        index: &mut DeviceSlice<u64>,
+    ) -> Result<()> {
+        self.arg_into(ArgOp::ArgMax, input, value, index)
+    }
+
+    /// [`GpuStream::arg_into`] with [`ArgOp::ArgMinMax`]: `[0]` = argmin, `[1]` = argmax.
+    pub fn argminmax_into<T: TypedElement>(
+        &self,
+        input: &DeviceSlice<T>,
+        values: &mut DeviceSlice<T>,
+        indices: &mut DeviceSlice<u64>,
+    ) -> Result<()> {
+        self.arg_into(ArgOp::ArgMinMax, input, values, indices)
+    }
+
+    /// The smallest value of `input` and its first index; `Error::Empty` when empty. A value
+    /// call: the kernel stores the result into the stream's tagged words (as [`GpuStream::sum`]).
+    pub fn argmin<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<ValueIndex<T>> {
+        self.arg_value::<T, 1>(ArgOp::ArgMin, input).map(|[v]| v)
+    }
+
+    /// The largest value of `input` and its first index; `Error::Empty` when empty.
+    pub fn argmax<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<ValueIndex<T>> {
+        self.arg_value::<T, 1>(ArgOp::ArgMax, input).map(|[v]| v)
+    }
+
+    /// (argmin, argmax) of `input` in one pass; `Error::Empty` when empty.
+    pub fn argminmax<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<(ValueIndex<T>, ValueIndex<T>)> {
+        let [lo, hi] = self.arg_value::<T, 2>(ArgOp::ArgMinMax, input)?;
+        Ok((lo, hi))
+    }
+
+    fn arg_value<T: TypedElement, const K: usize>(
+        &self,
+        op: ArgOp,
+        input: &DeviceSlice<T>,
+    ) -> Result<[ValueIndex<T>; K]> {
+        if input.is_empty() {
+            return Err(Error::Empty { op: op.name() });
+        }
+        let mut q = self.lock()?;
+        let slot = q.value_slot(true)?;
+        if slot.tagged == 0 {
+            return Err(Error::Unsupported {
+                what: format!("{} as a value call without unified addressing", op.name()),
+            });
+        }
+        let out = ArgSlot { values: 0, indices: 0, slot };
+        // SAFETY: the tagged words are this stream's locked scratch, `TAGGED_WORDS` of them: room
+        // for two `ValueIndex<f64>` in 32-bit chunks.
+        unsafe { enqueue_arg(&mut q, op, input, out)? };
+        // SAFETY: a `ValueIndex<T>` is an integer or float and a u64 (with padding): any bytes
+        // of its fields are valid.
+        unsafe { q.read_value::<ValueIndex<T>, K>(slot) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arg_entries_match_the_entry_point_names() {
+        let names = crate::entries::entry_names();
+        for &op in ArgOp::ALL.iter() {
+            assert_eq!(names[arg_entry(op as usize, u8::NAME)], arg_entry_point::<u8>(op));
+            assert_eq!(names[arg_entry(op as usize, f64::NAME)], arg_entry_point::<f64>(op));
+            assert_eq!(names[arg_entry(op as usize, i16::NAME)], arg_entry_point::<i16>(op));
+        }
+    }
+
+    #[test]
+    fn outputs_overlap_when_they_share_a_byte() {
+        assert!(overlap((0x1000, 16), (0x1008, 16)));
+        assert!(overlap((0x1008, 8), (0x1000, 16)));
+        assert!(overlap((0x1000, 1), (0x1000, 8)));
+        assert!(!overlap((0x1000, 8), (0x1008, 16)));
+        assert!(!overlap((0x1010, 8), (0x1000, 16)));
+        assert!(!overlap((0x1000, 0), (0x1000, 16)));
+    }
+
+    #[test]
+    fn every_pair_is_sixteen_bytes_with_the_index_at_eight() {
+        assert_eq!(std::mem::size_of::<ValueIndex<u8>>(), 16);
+        assert_eq!(std::mem::size_of::<ValueIndex<f64>>(), 16);
+        assert_eq!(std::mem::size_of::<[ValueIndex<f64>; 2]>(), 32);
+        let v = ValueIndex { value: 7u16, index: 9 };
+        let at = &v.index as *const u64 as usize - &v as *const ValueIndex<u16> as usize;
+        assert_eq!(at, 8, "the kernels' chunks put the index at byte 8");
+    }
+}
