@@ -27,6 +27,7 @@ pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 pub use ladder::{ladder_entry_point, ladder_grid, Finish, LadderKernel, ReduceStrategy, SumElement};
 pub use multi::{MultiGpu, RowShard};
 pub use sgemv::{
-    Occupancy, Op, RawSlice, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch, SgemvOptions, SgemvPlan, SgemvShape,
+    Occupancy, Op, RawSlice, SgemvBatch, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch, SgemvLayout, SgemvOptions,
+    SgemvPlan, SgemvShape,
 };
 pub use typed::{typed_entry_point, TypedElement, TypedOp};

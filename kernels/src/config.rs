@@ -123,6 +123,14 @@ pub const SGEMV_T_STREAM_VECS: u32 = 2;
 /// without splitting rows, and no fold or partials are needed.
 pub const SGEMV_T_STREAM_N: usize = 1 << 19;
 
+/// Threads per block of the batched `Op::N` kernel (a warp per row, as the row kernels).
+pub const SGEMV_BATCHED_BLOCK: u32 = 256;
+/// Rows a warp of the batched `Op::N` kernel sums at once (their loads in flight together).
+pub const SGEMV_BATCHED_ROWS: usize = 4;
+/// Threads per block of the batched `Op::T` kernel: 32 warps over one 32-column tile, so that a
+/// block alone keeps enough rows in flight for an SM.
+pub const SGEMV_BATCHED_T_BLOCK: u32 = 1024;
+
 /// A (min, max) pair as the minmax kernels write it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
