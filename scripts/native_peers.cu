@@ -1,9 +1,10 @@
 // Native C++ peers for the cudakernels benchmarks, compiled on the GPU machine by the runner:
 //   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_XX -o native_peers native_peers.cu
 //   (sgemv needs -lcublas)
-// Usage: ./native_peers [--shapes PATH] [value|sgemv]...   (sections; all by default). Prints
-// markdown tables; with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv there. PATH is the
-// sgemv shapes file (default data/sgemv_shapes.csv, from the working directory).
+// Usage: ./native_peers [--shapes PATH] [--batched PATH] [value|sgemv|batched]...   (sections; all by
+// default). Prints markdown tables; with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv
+// there. --shapes is the sgemv shapes file (default data/sgemv_shapes.csv, from the working
+// directory), --batched the batched one (default data/gemv_batched_shapes.csv).
 //   value  a value to the host: cub::DeviceReduce::Sum into a device word, cudaMemcpyAsync into
 //          pinned memory on the same stream, cudaStreamSynchronize; host clock per call, median
 //          and mean of VALUE_CALLS calls (the bench's "value to the host" section times the same).
@@ -11,12 +12,15 @@
 //          m x n = column-major n x m: Op::N is CUBLAS_OP_T on it, Op::T is CUBLAS_OP_N. CUDA
 //          events per call, median of REPS after WARMUP_REPS, cold (A rotated through buffers
 //          totalling >= 4x L2), pipelined (QUEUED calls between one event pair), hot.
+//   batched  cublasSgemvStridedBatched on the attention decode shapes (batch, m, n), both ops, cold
+//          (A rotated past L2), as bin/bench's batched section.
 // Every CUDA and cuBLAS call is checked.
 #include <cub/cub.cuh>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -270,16 +274,110 @@ static void sgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const
     CHECK_BLAS(cublasDestroy(handle));
 }
 
+// The (batch, m, n) rows of the batched shapes file at `path` (data/gemv_batched_shapes.csv).
+static std::vector<std::array<size_t, 3>> load_batched(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) bad_shapes(path, 0, "cannot be read");
+    std::vector<std::array<size_t, 3>> rows;
+    std::string line;
+    int number = 0;
+    bool header = true;
+    while (std::getline(in, line)) {
+        ++number;
+        if (line.empty() || line[0] == '#') continue;
+        if (header) {
+            if (line != "batch,m,n") bad_shapes(path, number, "not the header batch,m,n");
+            header = false;
+            continue;
+        }
+        std::array<size_t, 3> r{};
+        if (std::sscanf(line.c_str(), "%zu,%zu,%zu", &r[0], &r[1], &r[2]) != 3 || !r[0] || !r[1] || !r[2])
+            bad_shapes(path, number, "not three sizes");
+        rows.push_back(r);
+    }
+    if (rows.empty()) bad_shapes(path, 0, "no shape");
+    return rows;
+}
+
+static void batched_section(cudaStream_t stream, const cudaDeviceProp &prop,
+                            const std::vector<std::array<size_t, 3>> &shapes) {
+    cublasHandle_t handle;
+    CHECK_BLAS(cublasCreate(&handle));
+    CHECK_BLAS(cublasSetStream(handle, stream));
+    std::printf("\n### native: cublasSgemvStridedBatched, problems back to back, A row-major m x n (cold; median "
+                "of %d after %d)\n\n",
+                REPS, WARMUP_REPS);
+    std::printf("| batch | m | n | op | µs | GB/s | check |\n|---|---|---|---|---|---|---|\n");
+    size_t l2 = size_t(prop.l2CacheSize);
+    for (const auto &shape : shapes) {
+        size_t batch = shape[0], m = shape[1], n = shape[2], a_len = batch * m * n;
+        size_t count = std::max<size_t>(2, (4 * l2 + 4 * a_len - 1) / (4 * a_len));
+        std::vector<float> host(a_len);
+        for (size_t i = 0; i < a_len; ++i) host[i] = float(int(i % 13) - 6) * 0.125f;
+        std::vector<float *> as(count);
+        for (auto &a : as) {
+            CHECK(cudaMalloc(&a, a_len * sizeof(float)));
+            CHECK(cudaMemcpy(a, host.data(), a_len * sizeof(float), cudaMemcpyHostToDevice));
+        }
+        for (int t = 0; t < 2; ++t) {
+            bool trans = t == 1;  // our Op::T
+            size_t x_len = trans ? m : n, y_len = trans ? n : m;
+            std::vector<float> hx(batch * x_len);
+            for (size_t i = 0; i < hx.size(); ++i) hx[i] = float(i % 5) * 0.25f;
+            float *x = nullptr, *y = nullptr;
+            CHECK(cudaMalloc(&x, hx.size() * sizeof(float)));
+            CHECK(cudaMalloc(&y, batch * y_len * sizeof(float)));
+            CHECK(cudaMemcpy(x, hx.data(), hx.size() * sizeof(float), cudaMemcpyHostToDevice));
+            const float alpha = 1.0f, beta = 0.0f;
+            auto call = [&](int i) {
+                CHECK_BLAS(cublasSgemvStridedBatched(handle, trans ? CUBLAS_OP_N : CUBLAS_OP_T, int(n), int(m), &alpha,
+                                                     as[i % count], int(n), (long long)(m * n), x, 1,
+                                                     (long long)x_len, &beta, y, 1, (long long)y_len, int(batch)));
+            };
+            double ms = median_ms(stream, REPS, call);
+            std::vector<float> hy(batch * y_len);
+            CHECK(cudaMemcpy(hy.data(), y, hy.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            bool ok = true;
+            for (size_t b : {size_t(0), batch - 1}) {
+                for (size_t o : {size_t(0), y_len - 1}) {
+                    double want = 0, mag = 0;
+                    for (size_t k = 0; k < x_len; ++k) {
+                        size_t r = trans ? k : o, c = trans ? o : k;
+                        double p = double(host[b * m * n + r * n + c]) * hx[b * x_len + k];
+                        want += p;
+                        mag += std::fabs(p);
+                    }
+                    ok = ok && std::fabs(hy[b * y_len + o] - want) <= 1e-4 * mag + 1e-6;
+                }
+            }
+            size_t bytes = 4 * (a_len + batch * (m + n));
+            std::printf("| %zu | %zu | %zu | %s | %.1f | %.0f | %s |\n", batch, m, n, trans ? "T" : "N", ms * 1e3,
+                        bytes / (ms * 1e-3) / 1e9, ok ? "ok" : "FAIL");
+            CHECK(cudaFree(x));
+            CHECK(cudaFree(y));
+            if (!ok) {
+                std::fprintf(stderr, "native batched: wrong result for %zu x %zu x %zu\n", batch, m, n);
+                std::exit(1);
+            }
+        }
+        for (auto a : as) CHECK(cudaFree(a));
+    }
+    CHECK_BLAS(cublasDestroy(handle));
+}
+
 int main(int argc, char **argv) {
-    std::string shapes_path = "data/sgemv_shapes.csv";
+    std::string shapes_path = "data/sgemv_shapes.csv", batched_path = "data/gemv_batched_shapes.csv";
     std::vector<std::string> sections;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--shapes") == 0 && i + 1 < argc) {
             shapes_path = argv[++i];
-        } else if (std::strcmp(argv[i], "value") == 0 || std::strcmp(argv[i], "sgemv") == 0) {
+        } else if (std::strcmp(argv[i], "--batched") == 0 && i + 1 < argc) {
+            batched_path = argv[++i];
+        } else if (std::strcmp(argv[i], "value") == 0 || std::strcmp(argv[i], "sgemv") == 0 ||
+                   std::strcmp(argv[i], "batched") == 0) {
             sections.push_back(argv[i]);
         } else {
-            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [value|sgemv]...\n", argv[i]);
+            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [--batched PATH] [value|sgemv|batched]...\n", argv[i]);
             return 2;
         }
     }
@@ -289,6 +387,8 @@ int main(int argc, char **argv) {
     // Read before any timing, so that a missing file fails at once.
     std::vector<Shape> shapes;
     if (wanted("sgemv")) shapes = load_shapes(shapes_path, "bench");
+    std::vector<std::array<size_t, 3>> batched;
+    if (wanted("batched")) batched = load_batched(batched_path);
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     int runtime = 0;
@@ -298,6 +398,7 @@ int main(int argc, char **argv) {
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     if (wanted("value")) value_section(stream);
     if (wanted("sgemv")) sgemv_section(stream, prop, shapes);
+    if (wanted("batched")) batched_section(stream, prop, batched);
     CHECK(cudaStreamDestroy(stream));
     return 0;
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv, value).
 
-Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N] [--only copy,sum,aminmax,mv,shapes,value]
-                                                 [--shapes PATH]
+Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N]
+            [--only copy,sum,aminmax,mv,shapes,batched,value] [--shapes PATH] [--batched PATH]
 
 "value" times a value returned to Python (x.sum().item(), torch.aminmax read back) on the host
 clock, per call, median of VALUE_CALLS calls: what a program waits for.
 "shapes" times torch.mv(A, x) and torch.mv(A.t(), x) on the bench's sgemv shapes (set "bench" of
 --shapes, by default data/sgemv_shapes.csv beside scripts/) and, with BENCH_CSV_DIR set, writes
 sgemv_torch.csv there.
+"batched" times torch.bmm on the attention decode shapes of --batched (by default
+data/gemv_batched_shapes.csv beside scripts/): A (batch, m, n) times x (batch, n, 1) for op N,
+A.transpose(1, 2) times x (batch, m, 1) for op T, cold.
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
 "hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
@@ -80,9 +83,11 @@ def release():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
-    ap.add_argument("--only", default="copy,sum,aminmax,mv,shapes,value", help="comma-separated sections to run")
+    ap.add_argument("--only", default="copy,sum,aminmax,mv,shapes,batched,value",
+                    help="comma-separated sections to run")
     ap.add_argument("--reps", type=int, help="timed repetitions (default 50, 10 with --quick)")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="the sgemv shapes file (default: %(default)s)")
+    ap.add_argument("--batched", default=DEFAULT_BATCHED, help="the batched shapes file (default: %(default)s)")
     args = ap.parse_args()
     only = set(args.only.split(","))
     reps, warmup = (10, 3) if args.quick else (50, 10)
@@ -109,6 +114,8 @@ def main():
         mv_hot_cold(dev, reps, warmup, l2)
     if "shapes" in only:
         mv_shapes(dev, reps, warmup, l2, load_shapes(args.shapes, "bench"))
+    if "batched" in only:
+        bmm_batched(dev, reps, warmup, l2, load_batched(args.batched))
     if "value" in only:
         value_to_host(dev)
 
@@ -256,6 +263,37 @@ def mv_shapes(dev, reps, warmup, l2, shapes):
         release()
     if csv:
         csv.close()
+
+
+DEFAULT_BATCHED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "gemv_batched_shapes.csv")
+
+
+def load_batched(path):
+    """The (batch, m, n) rows of the batched shapes file."""
+    with open(path) as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    if not lines or lines[0] != "batch,m,n":
+        raise SystemExit(f"torch_peers.py: {path}: the first line is not 'batch,m,n'")
+    return [tuple(int(v) for v in line.split(",")) for line in lines[1:]]
+
+
+def bmm_batched(dev, reps, warmup, l2, shapes):
+    """torch.bmm of a batch of row-major m x n matrices (or their transposes) with one vector each, cold."""
+    header("torch.bmm on the attention decode shapes (batch of m x n, one vector each), cold")
+    for batch, m, n in shapes:
+        a_bytes = 4 * batch * m * n
+        count = max(2, math.ceil(4 * l2 / a_bytes))
+        As = [torch.rand(batch, m, n, device=dev) for _ in range(count)]
+        nbytes = 4 * (batch * m * n + batch * (m + n))
+        for op in ("N", "T"):
+            x = torch.rand(batch, n if op == "N" else m, 1, device=dev)
+            inputs = [((a if op == "N" else a.transpose(1, 2)), x) for a in As]
+            us = time_median(torch.bmm, inputs, reps, warmup)
+            row(f"torch.bmm ({'A' if op == 'N' else 'A^T'})", f"{batch} x {m}x{n}", "float32", f"cold ({count})", us,
+                nbytes)
+            del x, inputs
+        del As
+        release()
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|sgemv|shapes|plans|multi]...` (all by
+//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|sgemv|shapes|batched|plans|multi]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
 //! CSV files there.
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
 //! One file per section; `harness` holds what they share, `timing` the event timing.
 mod auto;
+mod batched;
 mod harness;
 mod ladder;
 mod multi;
@@ -26,7 +27,7 @@ use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, Result};
 
 /// A section: the device and the 1 GiB copy's GB/s in, its tables printed.
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 9] = [
+const SECTIONS: [(&str, Section); 10] = [
     ("value", value::run),
     ("ladder", ladder::run),
     ("auto", auto::run),
@@ -34,6 +35,7 @@ const SECTIONS: [(&str, Section); 9] = [
     ("typed", typed::run),
     ("sgemv", sgemv::run),
     ("shapes", shapes::run),
+    ("batched", batched::run),
     ("plans", plans::run),
     ("multi", multi::run),
 ];
