@@ -257,7 +257,7 @@ fn bad_layouts_are_refused_before_any_launch() {
     let named = SgemvOptions { kernel: SgemvKernel::WarpRowsScalar, ..opts };
     assert!(matches!(call(batch(2, 15), named), Err(Error::Unsupported { .. })));
     // y inside x (a view is Copy, so `&mut` proves nothing).
-    let (xs, mut ys) = (upload(&vec![1.0f32; 64]), upload(&vec![0.0f32; 1]));
+    let (xs, mut ys) = (upload(&vec![1.0f32; 64]), upload(&[0.0f32]));
     let mut y_on_x = xs.index(..15);
     assert_eq!(
         gpu.sgemv_batched(m, n, &a, &xs, &mut y_on_x, SgemvBatch::ONE, opts),

@@ -141,7 +141,7 @@ impl SgemvPlan {
                     SgemvLaunch::BatchedRows => div_ceil(m, (block / WARP_SIZE) as usize * SGEMV_BATCHED_ROWS),
                     _ => div_ceil(n, WARP_SIZE as usize),
                 };
-                let grid = tasks.checked_mul(layout.batch.count).unwrap_or(usize::MAX);
+                let grid = tasks.saturating_mul(layout.batch.count);
                 plan(grid.clamp(1, resident) as u32, 1, 0, SgemvExtra::Batched(*layout))
             }
         })
