@@ -275,7 +275,7 @@ mod tests {
 
     #[test]
     fn strided_and_batched_calls_need_what_their_problems_span() {
-        use crate::sgemv::{SgemvBatch, SgemvLayout};
+        use crate::sgemv::layout::{SgemvBatch, SgemvLayout};
         let raw = |addr, len| RawSlice { addr, len };
         let layout = |incx, incy, count, stride_a, stride_x, stride_y| SgemvLayout {
             incx,

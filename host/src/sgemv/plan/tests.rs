@@ -1,6 +1,6 @@
 //! The plans cover every output, for every kernel and many shapes and devices.
 use super::*;
-use crate::sgemv::SgemvBatch;
+use crate::sgemv::layout::SgemvBatch;
 use kernels::config::{
     sgemv_staged_rows, SGEMV_BLOCK, SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK, SGEMV_STAGED_BLOCK, SGEMV_STAGED_FLOATS,
     SGEMV_T_BLOCK, SGEMV_T_STREAM_BLOCK, SGEMV_WIDE_BLOCK,
