@@ -30,4 +30,4 @@ pub use sgemv::{
     Occupancy, Op, RawSlice, SgemvBatch, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch, SgemvLayout, SgemvOptions,
     SgemvPlan, SgemvShape,
 };
-pub use typed::{typed_entry_point, TypedElement, TypedOp};
+pub use typed::{bf16, f16, typed_entry_point, TypedElement, TypedOp};

@@ -1,7 +1,8 @@
-//! Typed reductions: sum, min, max and minmax over u8, i8, u16, i16, i32, u32, f32 and f64.
+//! Typed reductions: sum, min, max and minmax over u8, i8, u16, i16, i32, u32, f32, f64, and the
+//! 16-bit floats [`struct@f16`] and [`bf16`] (re-exported from the `half` crate).
 //!
 //! - Sums accumulate wider: unsigned → u64, signed → i64, f32 → f32 (or f64 with
-//!   [`GpuStream::sum_f32_f64acc`]), f64 → f64. A sum of an empty slice is 0.
+//!   [`GpuStream::sum_f32_f64acc`]), f64 → f64, f16 and bf16 → f32. A sum of an empty slice is 0.
 //! - min, max and minmax of an empty slice are `Error::Empty`.
 //! - Floats: NaN propagates (any NaN in the input gives NaN, as `torch.aminmax`); -0.0 orders
 //!   below +0.0; ±inf are ordinary values.
@@ -11,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Enqueue, GpuStream, KernelArgs, ResultSlot};
 use crate::launch::{fast_launch, vectorized_grid};
 use cust::memory::{DeviceCopy, DeviceSlice};
+pub use half::{bf16, f16};
 
 /// An element type of the typed reductions.
 pub trait TypedElement: DeviceCopy + Default + Copy + std::fmt::Debug {
@@ -34,7 +36,8 @@ macro_rules! typed_element {
 typed_element!(
     u8 => u64, u8::MIN, u8::MAX; u16 => u64, u16::MIN, u16::MAX; u32 => u64, u32::MIN, u32::MAX;
     i8 => i64, i8::MIN, i8::MAX; i16 => i64, i16::MIN, i16::MAX; i32 => i64, i32::MIN, i32::MAX;
-    f32 => f32, f32::NEG_INFINITY, f32::INFINITY; f64 => f64, f64::NEG_INFINITY, f64::INFINITY
+    f32 => f32, f32::NEG_INFINITY, f32::INFINITY; f64 => f64, f64::NEG_INFINITY, f64::INFINITY;
+    f16 => f32, f16::NEG_INFINITY, f16::INFINITY; bf16 => f32, bf16::NEG_INFINITY, bf16::INFINITY
 );
 
 /// A typed reduction operation.

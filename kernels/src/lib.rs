@@ -1,7 +1,8 @@
 //! The GPU side of the library: `no_std` kernels that `build.rs` compiles to PTX with
 //! rustc_codegen_nvvm, and the constants the host shares with them ([`config`]).
 //!
-//! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]), per-thread
+//! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]; the 16-bit
+//! floats' in [`halves`]), per-thread
 //! loads and folds ([`thread`]), warp reductions ([`warp`]), the host's tagged result words
 //! ([`publish`]), block reductions ([`block`]), then the device-wide kernels ([`reduce`],
 //! [`typed`], [`sgemv`]).
@@ -25,5 +26,5 @@ pub mod reduce;
 pub mod sgemv;
 pub mod typed;
 
-gpu_modules!(pub block, ops, packed, publish, shuffle, thread, warp);
+gpu_modules!(pub block, halves, ops, packed, publish, shuffle, thread, warp);
 gpu_modules!(shared);

@@ -1,10 +1,12 @@
 //! Reduction operators and how each element type folds into them.
 //!
 //! Float min/max propagate NaN (as `torch.aminmax` does) and order -0.0 below +0.0
-//! (IEEE 754-2019 `minimum`/`maximum`); f32 uses the hardware `min.NaN.f32`/`max.NaN.f32`.
+//! (IEEE 754-2019 `minimum`/`maximum`); f32 uses the hardware `min.NaN.f32`/`max.NaN.f32`, f16
+//! and bf16 theirs ([`crate::halves`]).
 use crate::config::MinMax as Pair;
 use crate::shuffle::Shuffle;
 use core::marker::PhantomData;
+use half::{bf16, f16};
 
 /// An associative reduction: identity and combine on the accumulator type.
 pub trait ReduceOp {
@@ -62,6 +64,8 @@ element! {
     i32: 4, |w, k| w[k] as i32;
     f32: 4, |w, k| f32::from_bits(w[k]);
     f64: 2, |w, k| f64::from_bits(w[2 * k] as u64 | ((w[2 * k + 1] as u64) << 32));
+    f16: 8, |w, k| f16::from_bits((w[k / 2] >> (16 * (k % 2))) as u16);
+    bf16: 8, |w, k| bf16::from_bits((w[k / 2] >> (16 * (k % 2))) as u16);
 }
 
 // ---- sum ----

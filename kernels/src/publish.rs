@@ -47,6 +47,7 @@ scalar_chunks!(
     u8 => |v| v as u64, i8 => |v| v as u8 as u64, u16 => |v| v as u64, i16 => |v| v as u16 as u64,
     u32 => |v| v as u64, i32 => |v| v as u32 as u64, u64 => |v| v, i64 => |v| v as u64,
     f32 => |v| v.to_bits() as u64, f64 => |v| v.to_bits(),
+    half::f16 => |v| v.to_bits() as u64, half::bf16 => |v| v.to_bits() as u64,
 );
 
 /// `MinMax { min, max }` is `repr(C)`: min's bytes, then max's.

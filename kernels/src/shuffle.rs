@@ -41,6 +41,8 @@ shuffle_via_u32! {
     u32 => |v| v, |w| w;
     i32 => |v| v as u32, |w| w as i32;
     f32 => |v| v.to_bits(), |w| f32::from_bits(w);
+    half::f16 => |v| v.to_bits() as u32, |w| half::f16::from_bits(w as u16);
+    half::bf16 => |v| v.to_bits() as u32, |w| half::bf16::from_bits(w as u16);
 }
 
 macro_rules! shuffle_via_2xu32 {
