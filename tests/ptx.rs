@@ -2,7 +2,9 @@
 //! rest on (shuffles, 16-byte loads, hardware min/max and dot products, non-aligned barriers, the
 //! flagged finish) with no local memory.
 use cudakernels::sgemv::dispatch::stripe_depths;
-use cudakernels::{ladder_entry_point, LadderKernel, SgemvKernel, TypedOp, LADDER_BLOCKS, PTX, TYPED_TYPES};
+use cudakernels::{
+    ladder_entry_point, LadderKernel, SgemvKernel, TypedOp, HALF_GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
+};
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
 fn entry(name: &str) -> &'static str {
@@ -49,6 +51,27 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
     assert_eq!(typed_names().len(), 33);
     for k in SgemvKernel::explicit() {
         entry(k.entry_point());
+    }
+}
+
+#[test]
+fn half_gemv_kernels_widen_in_hardware_and_round_y_to_nearest_even() {
+    assert_eq!(HALF_GEMV_KERNELS.len(), 8);
+    for e in HALF_GEMV_KERNELS {
+        let body = entry(e.name);
+        // f16 widens with cvt.f32.f16; bf16 by a shift (no conversion instruction).
+        if e.a == "f16" {
+            assert!(body.contains("cvt.f32.f16"), "{} does not widen A with cvt.f32.f16", e.name);
+        }
+        let narrow = match e.v {
+            "f16" => Some("cvt.rn.f16.f32"),
+            "bf16" => Some("cvt.rn.bf16.f32"),
+            _ => None,
+        };
+        if let Some(inst) = narrow {
+            assert!(body.contains(inst), "{} does not round y with {}", e.name, inst);
+        }
+        assert!(body.contains("ld.global.nc.u16"), "{} loads no 16-bit element", e.name);
     }
 }
 

@@ -3,6 +3,7 @@
 //! names come from the kernels' own tables.
 use crate::ladder::ladder_names;
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
+use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
 use kernels::sgemv::SGEMV_KERNELS;
 use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 
@@ -11,9 +12,11 @@ const FINISH: usize = LADDER;
 const TYPED: usize = FINISH + LADDER_TYPES.len();
 const F64ACC: usize = TYPED + TYPED_OPS.len() * TYPED_TYPES.len();
 const SGEMV: usize = F64ACC + 1;
+const HALF_GEMV: usize = SGEMV + SGEMV_KERNELS.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
-/// passes, the typed ops by (op, type), `sum_f32_f64acc`, then the sgemv kernels.
+/// passes, the typed ops by (op, type), `sum_f32_f64acc`, the sgemv kernels, then the
+/// half-precision gemv kernels.
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -23,6 +26,7 @@ pub(crate) fn entry_names() -> Vec<String> {
     }
     names.push("sum_f32_f64acc".into());
     names.extend(SGEMV_KERNELS.iter().map(|e| e.name.to_string()));
+    names.extend(HALF_GEMV_KERNELS.iter().map(|e| e.name.to_string()));
     names
 }
 
@@ -46,6 +50,11 @@ pub(crate) fn sgemv_entry(k: usize) -> usize {
     SGEMV + k
 }
 
+/// Half-precision gemv kernel number `k` in `HALF_GEMV_KERNELS`.
+pub(crate) fn half_gemv_entry(k: usize) -> usize {
+    HALF_GEMV + k
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,7 +63,8 @@ mod tests {
     #[test]
     fn every_index_names_its_entry_point() {
         let names = entry_names();
-        assert_eq!(names.len(), SGEMV + SGEMV_KERNELS.len());
+        assert_eq!(names.len(), HALF_GEMV + HALF_GEMV_KERNELS.len());
+        assert_eq!(names[half_gemv_entry(0)], HALF_GEMV_KERNELS[0].name);
         assert_eq!(names[finish_entry("i32")], "reduce_finish_i32");
         assert_eq!(names[typed_entry(3, "f64")], "minmax_f64");
         assert_eq!(names[typed_entry(0, "u8")], "sum_u8");

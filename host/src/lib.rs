@@ -22,12 +22,13 @@ pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
 pub use kernels::reduce::{LadderGrid, LADDER_BLOCKS, LADDER_TYPES};
+pub use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
 pub use kernels::sgemv::SGEMV_KERNELS;
 pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 pub use ladder::{ladder_entry_point, ladder_grid, Finish, LadderKernel, ReduceStrategy, SumElement};
 pub use multi::{MultiGpu, RowShard};
 pub use sgemv::{
-    Occupancy, Op, RawSlice, SgemvBatch, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch, SgemvLayout, SgemvOptions,
-    SgemvPlan, SgemvShape,
+    GemvVector, HalfWeight, Occupancy, Op, RawSlice, SgemvBatch, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch,
+    SgemvLayout, SgemvOptions, SgemvPlan, SgemvShape,
 };
 pub use typed::{bf16, f16, typed_entry_point, TypedElement, TypedOp};

@@ -21,8 +21,19 @@ impl RawSlice {
     /// Whether the first `len` f32s from this address and the first `other_len` from `other`'s
     /// share a byte; empty ranges share none.
     pub fn overlaps(&self, len: usize, other: &RawSlice, other_len: usize) -> bool {
-        let bytes = |addr: u64, len: usize| (addr as u128, addr as u128 + 4 * len as u128);
-        let ((start, end), (other_start, other_end)) = (bytes(self.addr, len), bytes(other.addr, other_len));
+        self.overlaps_sized((len, 4), other, (other_len, 4))
+    }
+
+    /// [`RawSlice::overlaps`] for elements of other sizes: `(elements, bytes each)` of each.
+    pub fn overlaps_sized(
+        &self,
+        (len, size): (usize, usize),
+        other: &RawSlice,
+        (other_len, other_size): (usize, usize),
+    ) -> bool {
+        let bytes = |addr: u64, len: usize, size: usize| (addr as u128, addr as u128 + size as u128 * len as u128);
+        let (start, end) = bytes(self.addr, len, size);
+        let (other_start, other_end) = bytes(other.addr, other_len, other_size);
         start < end && other_start < other_end && start < other_end && other_start < end
     }
 }
@@ -55,6 +66,12 @@ impl SgemvCall {
     /// and `Overlap { what: "y", with: "y" }` (problems' y interleave), from
     /// [`SgemvLayout::check`].
     pub fn validate_in(&self, layout: &SgemvLayout) -> Result<SgemvShape> {
+        self.validate_sized(layout, [4; 3])
+    }
+
+    /// [`SgemvCall::validate_in`] for elements of A, x and y of `bytes` each (the overlap checks
+    /// compare byte ranges).
+    pub fn validate_sized(&self, layout: &SgemvLayout, bytes: [usize; 3]) -> Result<SgemvShape> {
         let (m, n, lda) = (self.m, self.n, self.lda);
         let (x_len, out_len) = if self.op == Op::N { (n, m) } else { (m, n) };
         if lda < n {
@@ -81,10 +98,11 @@ impl SgemvCall {
             }
         }
         // `DeviceSlice` is `Copy`, so `&mut y` proves nothing: y may be a view into A or x.
-        if self.y.overlaps(y_needed, &self.a, a_needed) {
+        let [a_bytes, x_bytes, y_bytes] = bytes;
+        if self.y.overlaps_sized((y_needed, y_bytes), &self.a, (a_needed, a_bytes)) {
             return Err(Error::Overlap { what: "y", with: "A" });
         }
-        if self.y.overlaps(y_needed, &self.x, x_needed) {
+        if self.y.overlaps_sized((y_needed, y_bytes), &self.x, (x_needed, x_bytes)) {
             return Err(Error::Overlap { what: "y", with: "x" });
         }
         Ok(SgemvShape { op: self.op, m, n, lda, a_addr: self.a.addr, x_addr: self.x.addr })

@@ -1,7 +1,8 @@
 //! Strided-batched gemv with BLAS strides on x and y: `batch` problems, problem b reading
 //! `A + b·stride_a`, `x + b·stride_x` and writing `y + b·stride_y`, entries of x and y
 //! `incx` and `incy` apart. Scalar loads, so any alignment; one launch for the whole batch.
-//! The host also runs these for a single problem whose incx or incy is above 1.
+//! The host also runs these for a single problem whose incx or incy is above 1. Generic over
+//! the element types of A, x and y ([`GemvElement`]: f32, f16, bf16); products and sums in f32.
 //!
 //! # Safety
 //! For every b < batch: A's (m − 1)·lda + n elements from `b·stride_a`, x's and y's entries
@@ -17,6 +18,8 @@
 //!   block folds the warps' sums in warp order through shared memory.
 use super::problem::Gemv;
 use super::row_tiles::for_each_tile;
+use crate::halves::HalfFloat;
+use half::{bf16, f16};
 use crate::block::sync_threads;
 use crate::config::{SGEMV_BATCHED_ROWS, SGEMV_BATCHED_T_BLOCK, WARP_SIZE};
 use crate::ops::Sum;
@@ -31,6 +34,104 @@ const UNROLL: usize = 8;
 const LANES: usize = WARP_SIZE as usize;
 const WARPS: usize = (SGEMV_BATCHED_T_BLOCK / WARP_SIZE) as usize;
 
+/// An element of A, x or y: widened to f32 to multiply, y rounded back to nearest even.
+pub trait GemvElement: Copy {
+    fn to_f32(self) -> f32;
+    fn from_f32(v: f32) -> Self;
+}
+
+impl GemvElement for f32 {
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
+    }
+    #[inline(always)]
+    fn from_f32(v: f32) -> f32 {
+        v
+    }
+}
+
+/// `$t` rounded from f32 by `$inst` (round to nearest even, no `.ftz`).
+macro_rules! half_element {
+    ($($t:ident: $inst:literal;)*) => {$(
+        impl GemvElement for $t {
+            #[inline(always)]
+            fn to_f32(self) -> f32 {
+                self.widen()
+            }
+            #[inline(always)]
+            fn from_f32(v: f32) -> $t {
+                let d: u16;
+                unsafe {
+                    asm!(concat!($inst, " {0}, {1};"), out(reg16) d, in(reg32) v.to_bits(), options(pure, nomem, nostack));
+                }
+                $t::from_bits(d)
+            }
+        }
+    )*};
+}
+half_element! {
+    f16: "cvt.rn.f16.f32";
+    bf16: "cvt.rn.bf16.f32";
+}
+
+/// One batched call as the kernels see it: `batch` problems `y_b = alpha · op(A_b) x_b +
+/// beta · y_b` over element types A, X and Y.
+#[derive(Clone, Copy)]
+pub struct Batched<A, X, Y> {
+    pub a: *const A,
+    pub x: *const X,
+    pub y: *mut Y,
+    pub m: usize,
+    pub n: usize,
+    pub lda: usize,
+    pub alpha: f32,
+    pub beta: f32,
+    pub incx: usize,
+    pub incy: usize,
+    pub stride_a: usize,
+    pub stride_x: usize,
+    pub stride_y: usize,
+    pub batch: usize,
+}
+
+impl<A: GemvElement, X: GemvElement, Y: GemvElement> Batched<A, X, Y> {
+    /// Writes y's element `i` (from y's start) = `alpha · dot + beta · y`, not reading y when
+    /// beta = 0.
+    #[inline(always)]
+    unsafe fn store(&self, i: usize, dot: f32) {
+        let p = self.y.add(i);
+        let v = if self.beta == 0.0 { self.alpha * dot } else { self.alpha * dot + self.beta * (*p).to_f32() };
+        *p = Y::from_f32(v);
+    }
+}
+
+/// The f32 call of the sgemv table's entry points (their extra arguments, in order).
+#[inline(always)]
+fn of_f32(g: Gemv, strides: [usize; 6]) -> Batched<f32, f32, f32> {
+    let [incx, incy, stride_a, stride_x, stride_y, batch] = strides;
+    let Gemv { a, x, m, n, lda, alpha, beta, y } = g;
+    Batched { a, x, y, m, n, lda, alpha, beta, incx, incy, stride_a, stride_x, stride_y, batch }
+}
+
+/// [`rows`] over f32, as the sgemv table calls it.
+pub unsafe fn f32_rows(g: Gemv, incx: usize, incy: usize, stride_a: usize, stride_x: usize, stride_y: usize, batch: usize) {
+    rows(of_f32(g, [incx, incy, stride_a, stride_x, stride_y, batch]))
+}
+
+/// [`columns`] over f32, as the sgemv table calls it.
+pub unsafe fn f32_columns(
+    g: Gemv,
+    incx: usize,
+    incy: usize,
+    stride_a: usize,
+    stride_x: usize,
+    stride_y: usize,
+    batch: usize,
+) {
+    columns(of_f32(g, [incx, incy, stride_a, stride_x, stride_y, batch]))
+}
+
 /// Where problem b's y entry i lies.
 #[inline(always)]
 fn y_index(b: usize, i: usize, incy: usize, stride_y: usize) -> usize {
@@ -38,8 +139,8 @@ fn y_index(b: usize, i: usize, incy: usize, stride_y: usize) -> usize {
 }
 
 /// Op::N: y_b = alpha · A_b x_b + beta · y_b for every problem b.
-pub unsafe fn rows(g: Gemv, incx: usize, incy: usize, stride_a: usize, stride_x: usize, stride_y: usize, batch: usize) {
-    let Gemv { a, x, m, n, lda, .. } = g;
+pub unsafe fn rows<A: GemvElement, X: GemvElement, Y: GemvElement>(g: Batched<A, X, Y>) {
+    let Batched { a, x, m, n, lda, incx, incy, stride_a, stride_x, stride_y, batch, .. } = g;
     let lane = warp::lane() as usize;
     let tasks = batch * m;
     for_each_tile(tasks, ROWS, |first| {
@@ -58,7 +159,7 @@ pub unsafe fn rows(g: Gemv, incx: usize, incy: usize, stride_a: usize, stride_x:
         let mut j = lane;
         while j < n {
             for k in 0..ROWS {
-                acc[k] += *rows[k].add(j) * *xs[k].add(j * incx);
+                acc[k] += (*rows[k].add(j)).to_f32() * (*xs[k].add(j * incx)).to_f32();
             }
             j += LANES;
         }
@@ -72,16 +173,8 @@ pub unsafe fn rows(g: Gemv, incx: usize, incy: usize, stride_a: usize, stride_x:
 }
 
 /// Op::T: y_b = alpha · A_bᵀ x_b + beta · y_b for every problem b.
-pub unsafe fn columns(
-    g: Gemv,
-    incx: usize,
-    incy: usize,
-    stride_a: usize,
-    stride_x: usize,
-    stride_y: usize,
-    batch: usize,
-) {
-    let Gemv { a, x, m, n, lda, .. } = g;
+pub unsafe fn columns<A: GemvElement, X: GemvElement, Y: GemvElement>(g: Batched<A, X, Y>) {
+    let Batched { a, x, m, n, lda, incx, incy, stride_a, stride_x, stride_y, batch, .. } = g;
     let sums = shared_array!(SHARED_BATCHED_T_SUMS: [f32; SGEMV_BATCHED_T_BLOCK as usize]);
     let tid = thread_idx_x() as usize;
     let (w, lane) = (tid / LANES, tid % LANES);
@@ -97,7 +190,7 @@ pub unsafe fn columns(
                 let mut prod = [0.0f32; UNROLL];
                 for k in 0..UNROLL {
                     let r = row + k * WARPS;
-                    prod[k] = *a_b.add(r * lda + col) * *x_b.add(r * incx);
+                    prod[k] = (*a_b.add(r * lda + col)).to_f32() * (*x_b.add(r * incx)).to_f32();
                 }
                 for k in 0..UNROLL {
                     acc += prod[k];
@@ -105,7 +198,7 @@ pub unsafe fn columns(
                 row += UNROLL * WARPS;
             }
             while row < m {
-                acc += *a_b.add(row * lda + col) * *x_b.add(row * incx);
+                acc += (*a_b.add(row * lda + col)).to_f32() * (*x_b.add(row * incx)).to_f32();
                 row += WARPS;
             }
         }

@@ -17,6 +17,7 @@ use cuda_std::prelude::*;
 
 use crate::config::{SGEMV_BLOCK, SGEMV_ROW_UNROLL};
 
+pub mod half_gemv;
 mod kinds;
 pub use kinds::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch};
 
@@ -122,8 +123,8 @@ sgemv_kernels! {
     SgemvKernel::TStripes(32) => sgemv_t_stripes32: transposed_stripes::columns::<32>, Stripes, Scalar;
     SgemvKernel::TStreamVec4 => sgemv_t_stream_vec4: transposed_stream::columns::<true>, Stream, Vec4;
     SgemvKernel::TStreamScalar => sgemv_t_stream_scalar: transposed_stream::columns::<false>, Stream, Scalar;
-    SgemvKernel::BatchedN => sgemv_batched_n: batched::rows, BatchedRows, Scalar;
-    SgemvKernel::BatchedT => sgemv_batched_t: batched::columns, BatchedColumns, Scalar;
+    SgemvKernel::BatchedN => sgemv_batched_n: batched::f32_rows, BatchedRows, Scalar;
+    SgemvKernel::BatchedT => sgemv_batched_t: batched::f32_columns, BatchedColumns, Scalar;
 }
 
 impl SgemvKernel {

@@ -1,0 +1,57 @@
+//! Half-precision gemv: A in f16 or bf16, x and y both f32 or both A's type (cuBLAS's HSS/TSS
+//! and HSH/TST), products and sums in f32, y rounded to nearest even. Every entry takes the
+//! batched layout (`incx`, `incy`, strides, `batch`) and runs the batched kernels' bodies
+//! ([`super::batched`]: their thread mapping, block sizes and safety conditions).
+use super::kinds::Op;
+
+/// One half-precision gemv entry point: its PTX name, A's and x's/y's element type names, and
+/// its op. Launched as the batched f32 kernel of the same op (`SgemvKernel::BatchedN`/`BatchedT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HalfGemvEntry {
+    pub name: &'static str,
+    pub a: &'static str,
+    pub v: &'static str,
+    pub op: Op,
+}
+
+/// The table below makes, from one line per kernel, its entry point (on the GPU) and its
+/// [`HalfGemvEntry`] (everywhere).
+macro_rules! half_gemv_kernels {
+    ($($name:ident: $a:ident, $v:ident, $op:ident => $body:ident;)*) => {
+        /// Every half-precision gemv entry point, in the order the host resolves them.
+        pub const HALF_GEMV_KERNELS: &[HalfGemvEntry] = &[$(HalfGemvEntry {
+            name: stringify!($name),
+            a: stringify!($a),
+            v: stringify!($v),
+            op: Op::$op,
+        }),*];
+        $(
+            #[cfg(target_os = "cuda")]
+            #[cuda_std::kernel]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $name(
+                a: &[$a], x: &[$v], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut $v,
+                incx: usize, incy: usize, stride_a: usize, stride_x: usize, stride_y: usize, batch: usize,
+            ) {
+                let (a, x) = (a.as_ptr(), x.as_ptr());
+                super::batched::$body(super::batched::Batched {
+                    a, x, y, m, n, lda, alpha, beta, incx, incy, stride_a, stride_x, stride_y, batch,
+                });
+            }
+        )*
+    };
+}
+
+#[cfg(target_os = "cuda")]
+use half::{bf16, f16};
+
+half_gemv_kernels! {
+    gemv_f16_f32_n: f16, f32, N => rows;
+    gemv_f16_f32_t: f16, f32, T => columns;
+    gemv_f16_f16_n: f16, f16, N => rows;
+    gemv_f16_f16_t: f16, f16, T => columns;
+    gemv_bf16_f32_n: bf16, f32, N => rows;
+    gemv_bf16_f32_t: bf16, f32, T => columns;
+    gemv_bf16_bf16_n: bf16, bf16, N => rows;
+    gemv_bf16_bf16_t: bf16, bf16, T => columns;
+}
