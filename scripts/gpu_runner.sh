@@ -99,7 +99,7 @@ stage_sanitizer() {
              "gpu_sweep every_kernel_once" "gpu_streams value_calls_allocate_nothing_once_the_scratch_has_grown" \
              "gpu_stress stress_64_streams_of_one_handle" "value_calls back_to_back_value_calls_each_return_their_own_result" \
              "gpu_sgemv alpha_zero_reads_neither_a_nor_x" "gpu_sgemv_batched edge_shapes_and_alpha_zero" \
-             "gpu_sgemv_batched strided_batches_of_1_2_and_1000"; do
+             "gpu_sgemv_batched strided_batches_of_1_2_and_1000" "gpu_gemv_half edge_shapes_and_alpha_zero"; do
         set -- $t
         [ -x "tests/$1" ] || { echo "(tests/$1 not in bundle, skipped)"; continue; }
         hdr "sanitizer: tests/$1 $2"

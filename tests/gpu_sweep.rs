@@ -1,11 +1,12 @@
 //! Every kernel once, on small inputs, checked: what the runner's compute-sanitizer stages
 //! (memcheck, racecheck, synccheck, initcheck) run. Every ladder step with every finish at one
-//! block size, every typed op × type, every sgemv kernel.
+//! block size, every typed op × type, every sgemv kernel, every half-precision gemv kernel.
 mod common;
 use common::{download, gpu, upload, Rng, U32};
 use cudakernels::TYPED_TYPES;
 use cudakernels::{
-    Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
+    bf16, f16, Finish, GemvVector, GpuStream, HalfWeight, LadderKernel, Op, ReduceStrategy, SgemvBatch, SgemvKernel,
+    SgemvOptions, TypedElement, TypedOp,
 };
 
 /// Several blocks with a partial last one, for every step at block 256.
@@ -114,6 +115,48 @@ fn sgemv_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     runs
 }
 
+/// One half-precision gemv of A (A's type) and x, y (V), both ops, 2 problems with incx 2, on
+/// small integers (exact in every type): y against the CPU's sums, which are small integers.
+fn half_gemv<A: HalfWeight<V>, V: GemvVector + Default>(
+    gpu: &GpuStream,
+    of: (fn(f32) -> A, fn(f32) -> V, fn(V) -> f32),
+) -> usize {
+    let (a_of, v_of, v_f32) = of;
+    let (m, n) = (37usize, 70usize);
+    let a_host: Vec<f32> = (0..2 * m * n).map(|i| (i % 5) as f32 - 2.0).collect();
+    let a = upload(&a_host.iter().map(|&v| a_of(v)).collect::<Vec<A>>());
+    for &op in [Op::N, Op::T].iter() {
+        let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
+        let x_host: Vec<f32> = (0..2 * 2 * x_len).map(|i| (i % 3) as f32 - 1.0).collect();
+        let x = upload(&x_host.iter().map(|&v| v_of(v)).collect::<Vec<V>>());
+        let mut y = upload(&vec![v_of(f32::NAN); 2 * y_len]);
+        let batch = SgemvBatch { count: 2, stride_a: m * n, stride_x: 2 * x_len, stride_y: y_len };
+        let opts = SgemvOptions { op, incx: 2, ..SgemvOptions::default() };
+        gpu.gemv(m, n, &a, &x, &mut y, batch, opts)
+            .unwrap_or_else(|e| panic!("{} {} {:?}: {}", A::NAME, V::NAME, op, e));
+        let got = download(gpu, &y);
+        for b in 0..2 {
+            for i in 0..y_len {
+                let dot: f32 = (0..x_len)
+                    .map(|k| {
+                        let (r, c) = if op == Op::N { (i, k) } else { (k, i) };
+                        a_host[b * m * n + r * n + c] * x_host[b * 2 * x_len + 2 * k]
+                    })
+                    .sum();
+                assert_eq!(v_f32(got[b * y_len + i]), dot, "{} {} {:?} problem {} y[{}]", A::NAME, V::NAME, op, b, i);
+            }
+        }
+    }
+    2
+}
+
+fn half_gemv_all(gpu: &GpuStream) -> usize {
+    half_gemv::<f16, f32>(gpu, (f16::from_f32, |v| v, |v| v))
+        + half_gemv::<f16, f16>(gpu, (f16::from_f32, f16::from_f32, f16::to_f32))
+        + half_gemv::<bf16, f32>(gpu, (bf16::from_f32, |v| v, |v| v))
+        + half_gemv::<bf16, bf16>(gpu, (bf16::from_f32, bf16::from_f32, bf16::to_f32))
+}
+
 #[test]
 fn every_kernel_once() {
     let handle = match gpu("every_kernel_once") {
@@ -122,6 +165,7 @@ fn every_kernel_once() {
     };
     let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sweep");
-    let runs = ladder(gpu, &mut rng) + typed_all(gpu, &mut rng) + sgemv_all(gpu, &mut rng);
-    assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + cudakernels::SGEMV_KERNELS.len());
+    let runs = ladder(gpu, &mut rng) + typed_all(gpu, &mut rng) + sgemv_all(gpu, &mut rng) + half_gemv_all(gpu);
+    let kernels = cudakernels::SGEMV_KERNELS.len() + cudakernels::HALF_GEMV_KERNELS.len();
+    assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + kernels);
 }
