@@ -115,12 +115,12 @@ fn sgemv_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     runs
 }
 
+/// How a half-precision sweep makes A's and V's elements from f32 and reads V back.
+type Conversions<A, V> = (fn(f32) -> A, fn(f32) -> V, fn(V) -> f32);
+
 /// One half-precision gemv of A (A's type) and x, y (V), both ops, 2 problems with incx 2, on
 /// small integers (exact in every type): y against the CPU's sums, which are small integers.
-fn half_gemv<A: HalfWeight<V>, V: GemvVector + Default>(
-    gpu: &GpuStream,
-    of: (fn(f32) -> A, fn(f32) -> V, fn(V) -> f32),
-) -> usize {
+fn half_gemv<A: HalfWeight<V>, V: GemvVector + Default>(gpu: &GpuStream, of: Conversions<A, V>) -> usize {
     let (a_of, v_of, v_f32) = of;
     let (m, n) = (37usize, 70usize);
     let a_host: Vec<f32> = (0..2 * m * n).map(|i| (i % 5) as f32 - 2.0).collect();
