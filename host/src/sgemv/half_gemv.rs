@@ -2,10 +2,10 @@
 //! type, in any layout of [`SgemvLayout`]. Checked as sgemv is, then launched as the batched f32
 //! kernel of the same op would be (same thread mapping and plan), on the entry for the types.
 use super::layout::{SgemvBatch, SgemvLayout};
+use super::options::SgemvOptions;
 use super::plan::{Occupancy, SgemvPlan};
 use super::shape::{RawSlice, SgemvCall};
 use super::work::SgemvWork;
-use super::SgemvOptions;
 use crate::entries::half_gemv_entry;
 use crate::error::{Error, Result};
 use crate::gpu::{GpuStream, KernelArgs};

@@ -13,6 +13,7 @@
 pub mod dispatch;
 pub mod half_gemv;
 pub mod layout;
+pub mod options;
 pub mod plan;
 pub mod shape;
 pub mod work;
@@ -26,31 +27,10 @@ pub use half_gemv::{GemvVector, HalfWeight};
 use kernels::config::SGEMV_T_BLOCK;
 pub use kernels::sgemv::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch, SGEMV_KERNELS};
 pub use layout::{SgemvBatch, SgemvLayout};
+pub use options::SgemvOptions;
 pub use plan::{Occupancy, SgemvExtra, SgemvPlan};
 pub use shape::{RawSlice, SgemvCall, SgemvShape};
 pub use work::SgemvWork;
-
-/// Options of [`GpuStream::sgemv`]; the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`,
-/// `Op::N`, incx = incy = 1.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SgemvOptions {
-    pub alpha: f32,
-    pub beta: f32,
-    /// Leading dimension (elements between row starts); `None` means n.
-    pub lda: Option<usize>,
-    pub kernel: SgemvKernel,
-    pub op: Op,
-    /// Elements between entries of x (BLAS's incx, at least 1).
-    pub incx: usize,
-    /// Elements between entries of y (BLAS's incy, at least 1).
-    pub incy: usize,
-}
-
-impl Default for SgemvOptions {
-    fn default() -> Self {
-        SgemvOptions { alpha: 1.0, beta: 0.0, lda: None, kernel: SgemvKernel::Auto, op: Op::N, incx: 1, incy: 1 }
-    }
-}
 
 impl GpuStream {
     /// The kernel `Auto` runs for `shape` on this device: [`SgemvShape::auto_kernel`], with the
