@@ -1,4 +1,4 @@
-//! Half-precision gemv (`GpuStream::gemv`: A f16 or bf16, x and y f32 or A's type) on the GPU,
+//! Half-precision gemv (`GpuStream::gemv`: A f16 or bf16, x and y each f32 or A's type) on the GPU,
 //! exact against a CPU reference: small-integer data make every f32 sum exact, so y is that
 //! sum rounded once to y's type (nearest even, as `half`'s `from_f32`). y is poisoned where
 //! beta = 0 (NaN), and the elements between the problems' entries hold a sentinel.
@@ -91,7 +91,7 @@ impl Call {
 }
 
 /// The whole y buffer `c` must leave, from A, x and y as uploaded.
-fn reference<A: El, V: El>(c: &Call, a: &[A], x: &[V], y0: &[V]) -> Vec<V> {
+fn reference<A: El, X: El, Y: El>(c: &Call, a: &[A], x: &[X], y0: &[Y]) -> Vec<Y> {
     let (a, x) = (&a[c.offsets.0..], &x[c.offsets.1..]);
     let mut y = y0.to_vec();
     let (x_len, y_len) = c.lens();
@@ -106,28 +106,34 @@ fn reference<A: El, V: El>(c: &Call, a: &[A], x: &[V], y0: &[V]) -> Vec<V> {
             let at = c.y_at(b, i);
             let summed = if c.alpha == 0.0 || x_len == 0 { 0.0 } else { c.alpha as f64 * dot };
             let value = if c.beta == 0.0 { summed } else { summed + c.beta as f64 * y0[at].f() as f64 };
-            y[at] = V::of(value as f32);
+            y[at] = Y::of(value as f32);
         }
     }
     y
 }
 
 /// Runs `c` on fresh data (A and x all NaN with `nan_inputs`) and compares y's buffer exactly.
-fn check<A: HalfWeight<V> + El, V: GemvVector + El>(gpu: &GpuStream, rng: &mut Rng, c: &Call, nan_inputs: bool) {
+fn check<A: HalfWeight + El, X: GemvVector<A> + El, Y: GemvVector<A> + El>(
+    gpu: &GpuStream,
+    rng: &mut Rng,
+    c: &Call,
+    nan_inputs: bool,
+) {
     let (a_span, x_span, y_span) = c.spans();
     let int = |rng: &mut Rng| if nan_inputs { f32::NAN } else { rng.below(7) as f32 - 3.0 };
     let a: Vec<A> = (0..c.offsets.0 + a_span).map(|_| A::of(int(rng))).collect();
-    let x: Vec<V> = (0..c.offsets.1 + x_span).map(|_| V::of(int(rng))).collect();
-    let mut y0 = vec![V::of(12345.0); c.offsets.2 + y_span];
+    let x: Vec<X> = (0..c.offsets.1 + x_span).map(|_| X::of(int(rng))).collect();
+    let mut y0 = vec![Y::of(12345.0); c.offsets.2 + y_span];
     for b in 0..c.batch.count {
         for i in 0..c.lens().1 {
-            y0[c.y_at(b, i)] = V::of(if c.beta == 0.0 { f32::NAN } else { rng.below(7) as f32 - 3.0 });
+            y0[c.y_at(b, i)] = Y::of(if c.beta == 0.0 { f32::NAN } else { rng.below(7) as f32 - 3.0 });
         }
     }
     let want = reference(c, &a, &x, &y0);
     let (da, dx, dy) = (upload(&a), upload(&x), upload(&y0));
     let (a_view, x_view, mut y_view) = (da.index(c.offsets.0..), dx.index(c.offsets.1..), dy.index(c.offsets.2..));
-    let what = format!("seed {} A {} x/y {} {:?}", rng.seed, A::NAME, V::NAME, c);
+    let types = (<A as HalfWeight>::NAME, <X as GemvVector<A>>::NAME, <Y as GemvVector<A>>::NAME);
+    let what = format!("seed {} A, x, y {:?} {:?}", rng.seed, types, c);
     gpu.gemv(c.m, c.n, &a_view, &x_view, &mut y_view, c.batch, c.opts()).unwrap_or_else(|e| panic!("{}: {}", what, e));
     let got = download(gpu, &dy);
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -136,17 +142,21 @@ fn check<A: HalfWeight<V> + El, V: GemvVector + El>(gpu: &GpuStream, rng: &mut R
     }
 }
 
-/// `f` for each of the four type pairs (cuBLAS's HSS, HSH, TSS, TST).
-fn each_pair(gpu: &GpuStream, rng: &mut Rng, c: &Call, nan_inputs: bool) {
-    check::<f16, f32>(gpu, rng, c, nan_inputs);
-    check::<f16, f16>(gpu, rng, c, nan_inputs);
-    check::<bf16, f32>(gpu, rng, c, nan_inputs);
-    check::<bf16, bf16>(gpu, rng, c, nan_inputs);
+/// [`check`] for every type triple: each weight type with x and y each f32 or its own type.
+fn each_triple(gpu: &GpuStream, rng: &mut Rng, c: &Call, nan_inputs: bool) {
+    check::<f16, f32, f32>(gpu, rng, c, nan_inputs);
+    check::<f16, f32, f16>(gpu, rng, c, nan_inputs);
+    check::<f16, f16, f32>(gpu, rng, c, nan_inputs);
+    check::<f16, f16, f16>(gpu, rng, c, nan_inputs);
+    check::<bf16, f32, f32>(gpu, rng, c, nan_inputs);
+    check::<bf16, f32, bf16>(gpu, rng, c, nan_inputs);
+    check::<bf16, bf16, f32>(gpu, rng, c, nan_inputs);
+    check::<bf16, bf16, bf16>(gpu, rng, c, nan_inputs);
 }
 
 #[test]
-fn every_type_pair_and_op_with_alpha_beta_lda_and_views() {
-    let handle = match gpu("every_type_pair_and_op_with_alpha_beta_lda_and_views") {
+fn every_type_triple_and_op_with_alpha_beta_lda_and_views() {
+    let handle = match gpu("every_type_triple_and_op_with_alpha_beta_lda_and_views") {
         Some(g) => g,
         None => return,
     };
@@ -156,9 +166,9 @@ fn every_type_pair_and_op_with_alpha_beta_lda_and_views() {
     for &op in [Op::N, Op::T].iter() {
         for &(m, n) in shapes.iter() {
             for &(alpha, beta) in [(1.0f32, 0.0f32), (-2.0, 3.0)].iter() {
-                each_pair(gpu, &mut rng, &Call { alpha, beta, ..Call::new(op, m, n) }, false);
+                each_triple(gpu, &mut rng, &Call { alpha, beta, ..Call::new(op, m, n) }, false);
                 let views = Call { lda: n + 1, alpha, beta, offsets: (1, 3, 5), ..Call::new(op, m, n) };
-                each_pair(gpu, &mut rng, &views, false);
+                each_triple(gpu, &mut rng, &views, false);
             }
         }
     }
@@ -176,13 +186,13 @@ fn incx_incy_and_strided_batches() {
         for &(incx, incy) in [(1usize, 1usize), (2, 1), (1, 2), (3, 3)].iter() {
             let c = Call { incx, incy, lda: 70, beta: 2.0, offsets: (2, 1, 3), ..Call::new(op, 37, 65) };
             for &count in [1usize, 2, 1000].iter() {
-                each_pair(gpu, &mut rng, &c.batched(count), false);
+                each_triple(gpu, &mut rng, &c.batched(count), false);
             }
         }
         // Attention decode: 32 heads of 512 × 128, problems back to back.
         let (x_len, y_len) = if op == Op::N { (128, 512) } else { (512, 128) };
         let heads = SgemvBatch { count: 32, stride_a: 512 * 128, stride_x: x_len, stride_y: y_len };
-        each_pair(gpu, &mut rng, &Call { batch: heads, ..Call::new(op, 512, 128) }, false);
+        each_triple(gpu, &mut rng, &Call { batch: heads, ..Call::new(op, 512, 128) }, false);
     }
 }
 
@@ -197,10 +207,10 @@ fn edge_shapes_and_alpha_zero() {
     for &op in [Op::N, Op::T].iter() {
         for &(m, n) in [(0usize, 5usize), (5, 0), (1, 1), (32, 32), (255, 257), (4, 5000)].iter() {
             let c = Call { lda: n + 2, incx: 2, incy: 3, beta: -1.0, ..Call::new(op, m, n) }.batched(3);
-            each_pair(gpu, &mut rng, &c, false);
+            each_triple(gpu, &mut rng, &c, false);
             // alpha = 0: y = beta·y with A and x all NaN, unread.
             for &beta in [0.0f32, -1.0].iter() {
-                each_pair(gpu, &mut rng, &Call { alpha: 0.0, beta, ..c }, true);
+                each_triple(gpu, &mut rng, &Call { alpha: 0.0, beta, ..c }, true);
             }
         }
     }

@@ -115,25 +115,28 @@ fn sgemv_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     runs
 }
 
-/// How a half-precision sweep makes A's and V's elements from f32 and reads V back.
-type Conversions<A, V> = (fn(f32) -> A, fn(f32) -> V, fn(V) -> f32);
+/// How a half-precision sweep makes A's, x's and y's elements from f32 and reads y back.
+type Conversions<A, X, Y> = (fn(f32) -> A, fn(f32) -> X, fn(f32) -> Y, fn(Y) -> f32);
 
-/// One half-precision gemv of A (A's type) and x, y (V), both ops, 2 problems with incx 2, on
-/// small integers (exact in every type): y against the CPU's sums, which are small integers.
-fn half_gemv<A: HalfWeight<V>, V: GemvVector + Default>(gpu: &GpuStream, of: Conversions<A, V>) -> usize {
-    let (a_of, v_of, v_f32) = of;
+/// One half-precision gemv of A, x and y of types A, X and Y, both ops, 2 problems with
+/// incx 2, on small integers (exact in every type): y against the CPU's sums.
+fn half_gemv<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A> + Default>(
+    gpu: &GpuStream,
+    of: Conversions<A, X, Y>,
+) -> usize {
+    let (a_of, x_of, y_of, y_f32) = of;
+    let types = (<A as HalfWeight>::NAME, <X as GemvVector<A>>::NAME, <Y as GemvVector<A>>::NAME);
     let (m, n) = (37usize, 70usize);
     let a_host: Vec<f32> = (0..2 * m * n).map(|i| (i % 5) as f32 - 2.0).collect();
     let a = upload(&a_host.iter().map(|&v| a_of(v)).collect::<Vec<A>>());
     for &op in [Op::N, Op::T].iter() {
         let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
         let x_host: Vec<f32> = (0..2 * 2 * x_len).map(|i| (i % 3) as f32 - 1.0).collect();
-        let x = upload(&x_host.iter().map(|&v| v_of(v)).collect::<Vec<V>>());
-        let mut y = upload(&vec![v_of(f32::NAN); 2 * y_len]);
+        let x = upload(&x_host.iter().map(|&v| x_of(v)).collect::<Vec<X>>());
+        let mut y = upload(&vec![y_of(f32::NAN); 2 * y_len]);
         let batch = SgemvBatch { count: 2, stride_a: m * n, stride_x: 2 * x_len, stride_y: y_len };
         let opts = SgemvOptions { op, incx: 2, ..SgemvOptions::default() };
-        gpu.gemv(m, n, &a, &x, &mut y, batch, opts)
-            .unwrap_or_else(|e| panic!("{} {} {:?}: {}", A::NAME, V::NAME, op, e));
+        gpu.gemv(m, n, &a, &x, &mut y, batch, opts).unwrap_or_else(|e| panic!("{:?} {:?}: {}", types, op, e));
         let got = download(gpu, &y);
         for b in 0..2 {
             for i in 0..y_len {
@@ -143,18 +146,26 @@ fn half_gemv<A: HalfWeight<V>, V: GemvVector + Default>(gpu: &GpuStream, of: Con
                         a_host[b * m * n + r * n + c] * x_host[b * 2 * x_len + 2 * k]
                     })
                     .sum();
-                assert_eq!(v_f32(got[b * y_len + i]), dot, "{} {} {:?} problem {} y[{}]", A::NAME, V::NAME, op, b, i);
+                assert_eq!(y_f32(got[b * y_len + i]), dot, "{:?} {:?} problem {} y[{}]", types, op, b, i);
             }
         }
     }
     2
 }
 
+/// Every half-precision kernel: each weight type with x and y each f32 or its own type.
 fn half_gemv_all(gpu: &GpuStream) -> usize {
-    half_gemv::<f16, f32>(gpu, (f16::from_f32, |v| v, |v| v))
-        + half_gemv::<f16, f16>(gpu, (f16::from_f32, f16::from_f32, f16::to_f32))
-        + half_gemv::<bf16, f32>(gpu, (bf16::from_f32, |v| v, |v| v))
-        + half_gemv::<bf16, bf16>(gpu, (bf16::from_f32, bf16::from_f32, bf16::to_f32))
+    let (h, hf, b, bf): (fn(f32) -> f16, fn(f16) -> f32, fn(f32) -> bf16, fn(bf16) -> f32) =
+        (f16::from_f32, f16::to_f32, bf16::from_f32, bf16::to_f32);
+    let same: fn(f32) -> f32 = |v| v;
+    half_gemv::<f16, f32, f32>(gpu, (h, same, same, same))
+        + half_gemv::<f16, f32, f16>(gpu, (h, same, h, hf))
+        + half_gemv::<f16, f16, f32>(gpu, (h, h, same, same))
+        + half_gemv::<f16, f16, f16>(gpu, (h, h, h, hf))
+        + half_gemv::<bf16, f32, f32>(gpu, (b, same, same, same))
+        + half_gemv::<bf16, f32, bf16>(gpu, (b, same, b, bf))
+        + half_gemv::<bf16, bf16, f32>(gpu, (b, b, same, same))
+        + half_gemv::<bf16, bf16, bf16>(gpu, (b, b, b, bf))
 }
 
 #[test]

@@ -56,14 +56,14 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
 
 #[test]
 fn half_gemv_kernels_widen_in_hardware_and_round_y_to_nearest_even() {
-    assert_eq!(HALF_GEMV_KERNELS.len(), 8);
+    assert_eq!(HALF_GEMV_KERNELS.len(), 16);
     for e in HALF_GEMV_KERNELS {
         let body = entry(e.name);
         // f16 widens with cvt.f32.f16; bf16 by a shift (no conversion instruction).
         if e.a == "f16" {
             assert!(body.contains("cvt.f32.f16"), "{} does not widen A with cvt.f32.f16", e.name);
         }
-        let narrow = match e.v {
+        let narrow = match e.y {
             "f16" => Some("cvt.rn.f16.f32"),
             "bf16" => Some("cvt.rn.bf16.f32"),
             _ => None,
@@ -72,6 +72,9 @@ fn half_gemv_kernels_widen_in_hardware_and_round_y_to_nearest_even() {
             assert!(body.contains(inst), "{} does not round y with {}", e.name, inst);
         }
         assert!(body.contains("ld.global.nc.u16"), "{} loads no 16-bit element", e.name);
+        if e.x == "f16" && e.a == "f16" {
+            assert!(body.matches("cvt.f32.f16").count() >= 2, "{} widens x too", e.name);
+        }
     }
 }
 

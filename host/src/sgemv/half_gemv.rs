@@ -1,5 +1,5 @@
-//! Half-precision gemv (`GpuStream::gemv`): A in f16 or bf16, x and y both f32 or both A's
-//! type, in any layout of [`SgemvLayout`]. Checked as sgemv is, then launched as the batched f32
+//! Half-precision gemv (`GpuStream::gemv`): A in f16 or bf16, x and y each f32 or A's type,
+//! in any layout of [`SgemvLayout`]. Checked as sgemv is, then launched as the batched f32
 //! kernel of the same op would be (same thread mapping and plan), on the entry for the types.
 use super::layout::{SgemvBatch, SgemvLayout};
 use super::options::SgemvOptions;
@@ -15,34 +15,36 @@ use half::{bf16, f16};
 use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
 use kernels::sgemv::{Op, SgemvKernel};
 
-/// An element type of x and y in [`GpuStream::gemv`]: f32 or A's own.
-pub trait GemvVector: DeviceCopy {
+/// A weight type of [`GpuStream::gemv`]: f16 or bf16.
+pub trait HalfWeight: DeviceCopy {
     /// Its name in the kernels' table.
     const NAME: &'static str;
 }
 
-/// A weight type of [`GpuStream::gemv`] whose kernels take x and y of type `V`: f16 and bf16
-/// with f32 (cuBLAS's HSS, TSS) or with themselves (HSH, TST).
-pub trait HalfWeight<V: GemvVector>: DeviceCopy {
+/// An element type of x or y in [`GpuStream::gemv`] with weights `A`: f32 or `A` itself.
+pub trait GemvVector<A: HalfWeight>: DeviceCopy {
+    /// Its name in the kernels' table.
     const NAME: &'static str;
 }
 
-macro_rules! gemv_types {
-    ($($t:ident),*) => {$( impl GemvVector for $t { const NAME: &'static str = stringify!($t); } )*};
-}
-gemv_types!(f32, f16, bf16);
-
 macro_rules! half_weights {
-    ($($a:ident => $($v:ident),*;)*) => {$($( impl HalfWeight<$v> for $a { const NAME: &'static str = stringify!($a); } )*)*};
+    ($($a:ident),*) => {$(
+        impl HalfWeight for $a {
+            const NAME: &'static str = stringify!($a);
+        }
+        impl GemvVector<$a> for $a {
+            const NAME: &'static str = stringify!($a);
+        }
+        impl GemvVector<$a> for f32 {
+            const NAME: &'static str = "f32";
+        }
+    )*};
 }
-half_weights! {
-    f16 => f32, f16;
-    bf16 => f32, bf16;
-}
+half_weights!(f16, bf16);
 
-/// Position in `HALF_GEMV_KERNELS` of the kernel for A of type `a`, x and y of type `v`, `op`.
-pub fn half_gemv_index(a: &str, v: &str, op: Op) -> Option<usize> {
-    HALF_GEMV_KERNELS.iter().position(|e| e.a == a && e.v == v && e.op == op)
+/// Position in `HALF_GEMV_KERNELS` of the kernel for element types `a`, `x`, `y` and `op`.
+pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op) -> Option<usize> {
+    HALF_GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op)
 }
 
 /// The f32 kernel whose launch (block, plan) the half-precision kernels of `op` share.
@@ -56,18 +58,19 @@ fn launched_as(op: Op) -> SgemvKernel {
 
 impl GpuStream {
     /// `y_b = alpha · op(A_b) x_b + beta · y_b` for the `batch.count` problems of `batch` (one:
-    /// [`SgemvBatch::ONE`]), A of f16 or bf16, x and y both f32 or both A's type, products and
-    /// sums in f32, y rounded to nearest even. As [`GpuStream::sgemv_batched`] in everything
+    /// [`SgemvBatch::ONE`]), A of f16 or bf16, x and y each f32 or A's type (cuBLAS's
+    /// HSH/HSS/TST/TSS and the others), products and sums in f32, a half-precision y rounded
+    /// to nearest even. As [`GpuStream::sgemv_batched`] in everything
     /// else (op, lda, incx, incy, alpha, beta, BLAS's quick returns, the checks and errors);
     /// `opts.kernel` must be `Auto` (`Unsupported` otherwise).
     #[allow(clippy::too_many_arguments)]
-    pub fn gemv<A: HalfWeight<V>, V: GemvVector>(
+    pub fn gemv<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
         &self,
         m: usize,
         n: usize,
         a: &DeviceSlice<A>,
-        x: &DeviceSlice<V>,
-        y: &mut DeviceSlice<V>,
+        x: &DeviceSlice<X>,
+        y: &mut DeviceSlice<Y>,
         batch: SgemvBatch,
         opts: SgemvOptions,
     ) -> Result<()> {
@@ -77,7 +80,7 @@ impl GpuStream {
         let lda = opts.lda.unwrap_or(n);
         let layout = SgemvLayout { incx: opts.incx, incy: opts.incy, batch };
         let (a_raw, x_raw, y_raw) = (RawSlice::of(a), RawSlice::of(x), RawSlice::of(y));
-        let sizes = [std::mem::size_of::<A>(), std::mem::size_of::<V>(), std::mem::size_of::<V>()];
+        let sizes = [std::mem::size_of::<A>(), std::mem::size_of::<X>(), std::mem::size_of::<Y>()];
         let call = SgemvCall { op: opts.op, m, n, lda, a: a_raw, x: x_raw, y: y_raw };
         let shape = call.validate_sized(&layout, sizes)?;
         if batch.count == 0 {
@@ -87,7 +90,7 @@ impl GpuStream {
             SgemvWork::Nothing => return Ok(()),
             SgemvWork::Launch { shape, alpha, .. } => (shape, alpha),
         };
-        let index = half_gemv_index(A::NAME, V::NAME, shape.op).expect("a kernel for every HalfWeight pair");
+        let index = half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op).expect("a kernel for every type triple");
         let entry = half_gemv_entry(index);
         let kernel = launched_as(shape.op);
         let threads_per_sm = self.resident_threads(entry, kernel.block())?;
@@ -101,8 +104,8 @@ impl GpuStream {
             args.usize(extra);
         }
         let q = self.lock()?;
-        // SAFETY: the entry takes (a: &[A], x: &[V], m, n, lda: usize, alpha, beta: f32,
-        // y: *mut V, incx, incy, stride_a, stride_x, stride_y, batch: usize)
+        // SAFETY: the entry takes (a: &[A], x: &[X], m, n, lda: usize, alpha, beta: f32,
+        // y: *mut Y, incx, incy, stride_a, stride_x, stride_y, batch: usize)
         // (kernels/src/sgemv/half_gemv.rs), the batched kernels' layout, which `plan.extra`
         // gives in that order. `validate_sized` checked, with the element sizes, the lengths of
         // A, x and y for every problem, that y shares no byte with A or x and that the
@@ -117,15 +120,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_type_pair_and_op_has_one_kernel() {
+    fn every_type_triple_and_op_has_one_kernel() {
         for &op in [Op::N, Op::T].iter() {
-            for &(a, v) in [("f16", "f32"), ("f16", "f16"), ("bf16", "f32"), ("bf16", "bf16")].iter() {
-                let i = half_gemv_index(a, v, op).unwrap_or_else(|| panic!("{} {} {:?}", a, v, op));
-                assert_eq!(HALF_GEMV_KERNELS[i].op, op);
+            for &a in ["f16", "bf16"].iter() {
+                for &x in ["f32", a].iter() {
+                    for &y in ["f32", a].iter() {
+                        let i = half_gemv_index(a, x, y, op).unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
+                        assert_eq!(HALF_GEMV_KERNELS[i].op, op);
+                    }
+                }
             }
-            assert_eq!(half_gemv_index("f16", "bf16", op), None);
+            assert_eq!(half_gemv_index("f16", "bf16", "f32", op), None);
         }
-        assert_eq!(HALF_GEMV_KERNELS.len(), 8);
-        assert_eq!((<f16 as HalfWeight<f16>>::NAME, <bf16 as GemvVector>::NAME), ("f16", "bf16"));
+        assert_eq!(HALF_GEMV_KERNELS.len(), 16);
+        assert_eq!((<f32 as GemvVector<bf16>>::NAME, <bf16 as GemvVector<bf16>>::NAME), ("f32", "bf16"));
     }
 }

@@ -1,28 +1,30 @@
-//! Half-precision gemv: A in f16 or bf16, x and y both f32 or both A's type (cuBLAS's HSS/TSS
-//! and HSH/TST), products and sums in f32, y rounded to nearest even. Every entry takes the
+//! Half-precision gemv: A in f16 or bf16, x and y each f32 or A's type (cuBLAS's HSH/HSS and
+//! TST/TSS among them), products and sums in f32, a half-precision y rounded to nearest even. Every entry takes the
 //! batched layout (`incx`, `incy`, strides, `batch`) and runs the batched kernels' bodies
 //! ([`super::batched`]: their thread mapping, block sizes and safety conditions).
 use super::kinds::Op;
 
-/// One half-precision gemv entry point: its PTX name, A's and x's/y's element type names, and
-/// its op. Launched as the batched f32 kernel of the same op (`SgemvKernel::BatchedN`/`BatchedT`).
+/// One half-precision gemv entry point: its PTX name, the element type names of A, x and y,
+/// and its op. Launched as the batched f32 kernel of the same op (`SgemvKernel::BatchedN`/`BatchedT`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HalfGemvEntry {
     pub name: &'static str,
     pub a: &'static str,
-    pub v: &'static str,
+    pub x: &'static str,
+    pub y: &'static str,
     pub op: Op,
 }
 
 /// The table below makes, from one line per kernel, its entry point (on the GPU) and its
 /// [`HalfGemvEntry`] (everywhere).
 macro_rules! half_gemv_kernels {
-    ($($name:ident: $a:ident, $v:ident, $op:ident => $body:ident;)*) => {
+    ($($name:ident: $a:ident, $x:ident, $y:ident, $op:ident => $body:ident;)*) => {
         /// Every half-precision gemv entry point, in the order the host resolves them.
         pub const HALF_GEMV_KERNELS: &[HalfGemvEntry] = &[$(HalfGemvEntry {
             name: stringify!($name),
             a: stringify!($a),
-            v: stringify!($v),
+            x: stringify!($x),
+            y: stringify!($y),
             op: Op::$op,
         }),*];
         $(
@@ -30,7 +32,7 @@ macro_rules! half_gemv_kernels {
             #[cuda_std::kernel]
             #[allow(clippy::too_many_arguments)]
             pub unsafe fn $name(
-                a: &[$a], x: &[$v], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut $v,
+                a: &[$a], x: &[$x], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut $y,
                 incx: usize, incy: usize, stride_a: usize, stride_x: usize, stride_y: usize, batch: usize,
             ) {
                 let (a, x) = (a.as_ptr(), x.as_ptr());
@@ -46,12 +48,20 @@ macro_rules! half_gemv_kernels {
 use half::{bf16, f16};
 
 half_gemv_kernels! {
-    gemv_f16_f32_n: f16, f32, N => rows;
-    gemv_f16_f32_t: f16, f32, T => columns;
-    gemv_f16_f16_n: f16, f16, N => rows;
-    gemv_f16_f16_t: f16, f16, T => columns;
-    gemv_bf16_f32_n: bf16, f32, N => rows;
-    gemv_bf16_f32_t: bf16, f32, T => columns;
-    gemv_bf16_bf16_n: bf16, bf16, N => rows;
-    gemv_bf16_bf16_t: bf16, bf16, T => columns;
+    gemv_f16_f32_f32_n: f16, f32, f32, N => rows;
+    gemv_f16_f32_f32_t: f16, f32, f32, T => columns;
+    gemv_f16_f32_f16_n: f16, f32, f16, N => rows;
+    gemv_f16_f32_f16_t: f16, f32, f16, T => columns;
+    gemv_f16_f16_f32_n: f16, f16, f32, N => rows;
+    gemv_f16_f16_f32_t: f16, f16, f32, T => columns;
+    gemv_f16_f16_f16_n: f16, f16, f16, N => rows;
+    gemv_f16_f16_f16_t: f16, f16, f16, T => columns;
+    gemv_bf16_f32_f32_n: bf16, f32, f32, N => rows;
+    gemv_bf16_f32_f32_t: bf16, f32, f32, T => columns;
+    gemv_bf16_f32_bf16_n: bf16, f32, bf16, N => rows;
+    gemv_bf16_f32_bf16_t: bf16, f32, bf16, T => columns;
+    gemv_bf16_bf16_f32_n: bf16, bf16, f32, N => rows;
+    gemv_bf16_bf16_f32_t: bf16, bf16, f32, T => columns;
+    gemv_bf16_bf16_bf16_n: bf16, bf16, bf16, N => rows;
+    gemv_bf16_bf16_bf16_t: bf16, bf16, bf16, T => columns;
 }
