@@ -155,8 +155,10 @@ fn half_gemv<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A> + Default>(
 
 /// Every half-precision kernel: each weight type with x and y each f32 or its own type.
 fn half_gemv_all(gpu: &GpuStream) -> usize {
-    let (h, b): (fn(f32) -> f16, fn(f32) -> bf16) = (f16::from_f32, bf16::from_f32);
-    let (hf, bf): (fn(f16) -> f32, fn(bf16) -> f32) = (f16::to_f32, bf16::to_f32);
+    let h: fn(f32) -> f16 = f16::from_f32;
+    let b: fn(f32) -> bf16 = bf16::from_f32;
+    let hf: fn(f16) -> f32 = f16::to_f32;
+    let bf: fn(bf16) -> f32 = bf16::to_f32;
     let same: fn(f32) -> f32 = |v| v;
     half_gemv::<f16, f32, f32>(gpu, (h, same, same, same))
         + half_gemv::<f16, f32, f16>(gpu, (h, same, h, hf))
