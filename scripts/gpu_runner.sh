@@ -31,6 +31,7 @@ for m in ${MODE}; do
 done
 export BENCH_CSV_DIR="${BENCH_CSV_DIR:-$PWD/csv}"
 SHAPES=data/sgemv_shapes.csv   # the sgemv shapes the peers time (the Rust binaries embed it)
+GEMV_SHAPES=data/gemv_shapes.csv   # the decoding gemv shapes (batched, half), likewise
 mkdir -p "$BENCH_CSV_DIR"
 
 FAILED=0          # any failure anywhere -> non-zero exit
@@ -154,7 +155,7 @@ stage_bench() {
     hdr "bench: bin/bench"
     if ./bin/bench; then note "bench" PASS; else note "bench" "FAIL (exit $?)"; fi
     hdr "bench: torch_peers.py"
-    if PYTHONUNBUFFERED=1 python3 torch_peers.py --shapes "$SHAPES"; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
+    if PYTHONUNBUFFERED=1 python3 torch_peers.py --shapes "$SHAPES" --gemv "$GEMV_SHAPES"; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
     stage_native
 }
 
@@ -165,7 +166,7 @@ stage_native() {
     nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
     if [ -z "$nvcc" ]; then echo "native: nvcc not found, native peers skipped"; SUMMARY+=("native: SKIPPED (no nvcc)"); return; fi
     cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
-    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas && ./native_peers --shapes "$SHAPES"; then
+    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas && ./native_peers --shapes "$SHAPES" --gemv "$GEMV_SHAPES"; then
         note "native" PASS
     else note "native" "FAIL (exit $?)"; fi
 }

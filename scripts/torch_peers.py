@@ -2,16 +2,17 @@
 """PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, mv, value).
 
 Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N]
-            [--only copy,sum,aminmax,mv,shapes,batched,value] [--shapes PATH] [--batched PATH]
+            [--only copy,sum,aminmax,mv,shapes,batched,half,value] [--shapes PATH] [--gemv PATH]
 
 "value" times a value returned to Python (x.sum().item(), torch.aminmax read back) on the host
 clock, per call, median of VALUE_CALLS calls: what a program waits for.
 "shapes" times torch.mv(A, x) and torch.mv(A.t(), x) on the bench's sgemv shapes (set "bench" of
 --shapes, by default data/sgemv_shapes.csv beside scripts/) and, with BENCH_CSV_DIR set, writes
 sgemv_torch.csv there.
-"batched" times torch.bmm on the attention decode shapes of --batched (by default
-data/gemv_batched_shapes.csv beside scripts/): A (batch, m, n) times x (batch, n, 1) for op N,
-A.transpose(1, 2) times x (batch, m, 1) for op T, cold.
+"batched" times torch.bmm in float32 on the attention decode shapes (set "attention" of --gemv,
+by default data/gemv_shapes.csv beside scripts/): A (batch, m, n) times x (batch, n, 1) for op
+N, A.transpose(1, 2) times x (batch, m, 1) for op T, cold. "half" times the same in bfloat16:
+torch.mv on the Llama projections (set "llama") and torch.bmm on the attention shapes.
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
 "hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
@@ -83,11 +84,11 @@ def release():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
-    ap.add_argument("--only", default="copy,sum,aminmax,mv,shapes,batched,value",
+    ap.add_argument("--only", default="copy,sum,aminmax,mv,shapes,batched,half,value",
                     help="comma-separated sections to run")
     ap.add_argument("--reps", type=int, help="timed repetitions (default 50, 10 with --quick)")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="the sgemv shapes file (default: %(default)s)")
-    ap.add_argument("--batched", default=DEFAULT_BATCHED, help="the batched shapes file (default: %(default)s)")
+    ap.add_argument("--gemv", default=DEFAULT_GEMV, help="the decoding gemv shapes file (default: %(default)s)")
     args = ap.parse_args()
     only = set(args.only.split(","))
     reps, warmup = (10, 3) if args.quick else (50, 10)
@@ -115,7 +116,10 @@ def main():
     if "shapes" in only:
         mv_shapes(dev, reps, warmup, l2, load_shapes(args.shapes, "bench"))
     if "batched" in only:
-        bmm_batched(dev, reps, warmup, l2, load_batched(args.batched))
+        gemv_decoding(dev, reps, warmup, l2, load_gemv(args.gemv, "attention"), torch.float32)
+    if "half" in only:
+        gemv_decoding(dev, reps, warmup, l2, load_gemv(args.gemv, "llama") + load_gemv(args.gemv, "attention"),
+                      torch.bfloat16)
     if "value" in only:
         value_to_host(dev)
 
@@ -265,32 +269,46 @@ def mv_shapes(dev, reps, warmup, l2, shapes):
         csv.close()
 
 
-DEFAULT_BATCHED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "gemv_batched_shapes.csv")
+DEFAULT_GEMV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "gemv_shapes.csv")
 
 
-def load_batched(path):
-    """The (batch, m, n) rows of the batched shapes file."""
+def load_gemv(path, wanted):
+    """The (batch, m, n) rows of the decoding shapes file in set `wanted`."""
     with open(path) as f:
         lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
-    if not lines or lines[0] != "batch,m,n":
-        raise SystemExit(f"torch_peers.py: {path}: the first line is not 'batch,m,n'")
-    return [tuple(int(v) for v in line.split(",")) for line in lines[1:]]
+    if not lines or lines[0] != "batch,m,n,sets":
+        raise SystemExit(f"torch_peers.py: {path}: the first line is not 'batch,m,n,sets'")
+    rows = []
+    for line in lines[1:]:
+        *numbers, sets = line.split(",")
+        if wanted in sets.split(" "):
+            rows.append(tuple(int(v) for v in numbers))
+    return rows
 
 
-def bmm_batched(dev, reps, warmup, l2, shapes):
-    """torch.bmm of a batch of row-major m x n matrices (or their transposes) with one vector each, cold."""
-    header("torch.bmm on the attention decode shapes (batch of m x n, one vector each), cold")
+def gemv_decoding(dev, reps, warmup, l2, shapes, dtype):
+    """torch.mv (batch 1) or torch.bmm of row-major m x n matrices (or their transposes) with one
+    vector each, in `dtype`, cold."""
+    name = str(dtype).replace("torch.", "")
+    header(f"torch.mv / torch.bmm on the decoding gemv shapes, {name}, cold (A rotated past L2)")
+    size = torch.empty((), dtype=dtype).element_size()
     for batch, m, n in shapes:
-        a_bytes = 4 * batch * m * n
+        a_bytes = size * batch * m * n
         count = max(2, math.ceil(4 * l2 / a_bytes))
-        As = [torch.rand(batch, m, n, device=dev) for _ in range(count)]
-        nbytes = 4 * (batch * m * n + batch * (m + n))
+        As = [torch.rand(batch, m, n, device=dev).to(dtype) for _ in range(count)]
+        nbytes = a_bytes + size * batch * (m + n)
         for op in ("N", "T"):
-            x = torch.rand(batch, n if op == "N" else m, 1, device=dev)
-            inputs = [((a if op == "N" else a.transpose(1, 2)), x) for a in As]
-            us = time_median(torch.bmm, inputs, reps, warmup)
-            row(f"torch.bmm ({'A' if op == 'N' else 'A^T'})", f"{batch} x {m}x{n}", "float32", f"cold ({count})", us,
-                nbytes)
+            x_len = n if op == "N" else m
+            if batch == 1:
+                x = torch.rand(x_len, device=dev).to(dtype)
+                inputs = [((a[0] if op == "N" else a[0].t()), x) for a in As]
+                fn, what = torch.mv, "torch.mv"
+            else:
+                x = torch.rand(batch, x_len, 1, device=dev).to(dtype)
+                inputs = [((a if op == "N" else a.transpose(1, 2)), x) for a in As]
+                fn, what = torch.bmm, "torch.bmm"
+            us = time_median(fn, inputs, reps, warmup)
+            row(f"{what} ({'A' if op == 'N' else 'A^T'})", f"{batch} x {m}x{n}", name, f"cold ({count})", us, nbytes)
             del x, inputs
         del As
         release()

@@ -1,7 +1,7 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|sgemv|shapes|batched|plans|multi]...` (all by
+//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|sgemv|shapes|batched|half|plans|multi]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
 //! CSV files there.
 //! Peers (torch.sum, torch.aminmax, torch.mv) come from scripts/torch_peers.py in the same call.
@@ -19,6 +19,10 @@ mod tuning;
 mod typed;
 mod value;
 
+/// data/gemv_shapes.csv, shared with the peers.
+#[path = "../../gemv_shapes.rs"]
+mod gemv_shapes;
+
 /// data/sgemv_shapes.csv, shared with the tests.
 #[path = "../../sgemv_shapes.rs"]
 mod sgemv_shapes;
@@ -27,7 +31,7 @@ use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, Result};
 
 /// A section: the device and the 1 GiB copy's GB/s in, its tables printed.
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 10] = [
+const SECTIONS: [(&str, Section); 11] = [
     ("value", value::run),
     ("ladder", ladder::run),
     ("auto", auto::run),
@@ -36,6 +40,7 @@ const SECTIONS: [(&str, Section); 10] = [
     ("sgemv", sgemv::run),
     ("shapes", shapes::run),
     ("batched", batched::run),
+    ("half", batched::run_half),
     ("plans", plans::run),
     ("multi", multi::run),
 ];
