@@ -1,7 +1,15 @@
 //! Half-precision gemv: A in f16 or bf16, x and y each f32 or A's type (cuBLAS's HSH/HSS and
-//! TST/TSS among them), products and sums in f32, a half-precision y rounded to nearest even. Every entry takes the
-//! batched layout (`incx`, `incy`, strides, `batch`) and runs the batched kernels' bodies
-//! ([`super::batched`]: their thread mapping, block sizes and safety conditions).
+//! TST/TSS among them), products and sums in f32, a half-precision y rounded to nearest even.
+//! Every entry takes the batched layout (`incx`, `incy`, strides, `batch`) and runs the batched
+//! kernels' bodies ([`super::batched`]).
+//!
+//! # Safety
+//! As [`super::batched`]'s, in elements of each buffer's own type: A's, x's and y's spans in
+//! bounds for every problem, the problems' y disjoint, blocks of `SGEMV_BATCHED_BLOCK` (Op::N)
+//! or `SGEMV_BATCHED_T_BLOCK` (Op::T) threads.
+//!
+//! # Thread mapping
+//! That of `batched::rows` (Op::N) and `batched::columns` (Op::T).
 use super::kinds::Op;
 
 /// One half-precision gemv entry point: its PTX name, the element type names of A, x and y,
