@@ -64,7 +64,7 @@ bash scripts/consumer.sh build
 cp "$TARGET_DIR/consumer/release/consumer" "$OUTDIR/bin/"
 
 cp scripts/torch_peers.py scripts/native_peers.cu scripts/charts.py "$OUTDIR/"
-cp data/sgemv_shapes.csv data/axis_shapes.csv "$OUTDIR/data/"
+cp data/sgemv_shapes.csv data/axis_shapes.csv data/gemv_shapes.csv "$OUTDIR/data/"
 cp scripts/gpu_runner.sh "$OUTDIR/run.sh"
 chmod +x "$OUTDIR/run.sh" "$OUTDIR"/bin/* "$OUTDIR"/tests/*
 

@@ -32,6 +32,7 @@ done
 export BENCH_CSV_DIR="${BENCH_CSV_DIR:-$PWD/csv}"
 SHAPES=data/sgemv_shapes.csv   # the sgemv shapes the peers time (the Rust binaries embed it)
 AXIS_SHAPES=data/axis_shapes.csv   # the axis-reduction shapes, likewise
+GEMV_SHAPES=data/gemv_shapes.csv   # the decoding gemv shapes (batched, half), likewise
 mkdir -p "$BENCH_CSV_DIR"
 
 FAILED=0          # any failure anywhere -> non-zero exit
@@ -102,7 +103,9 @@ stage_sanitizer() {
              "gpu_sgemv alpha_zero_reads_neither_a_nor_x" "gpu_half half_signed_zeros_and_outputs" \
              "gpu_half bf16_sums_are_deterministic" "gpu_axis axis_i16" "gpu_axis named_strategies" \
              "gpu_axis_segments segments_f32" "gpu_axis_segments offsets_are_clamped_to_the_input" \
-             "gpu_arg arg_u8" "gpu_arg bad_outputs_are_refused_before_any_launch"; do
+             "gpu_arg arg_u8" "gpu_arg bad_outputs_are_refused_before_any_launch" \
+             "gpu_sgemv_batched edge_shapes_and_alpha_zero" "gpu_sgemv_batched strided_batches_of_1_2_and_1000" \
+             "gpu_gemv_half edge_shapes_and_alpha_zero"; do
         set -- $t
         [ -x "tests/$1" ] || { echo "(tests/$1 not in bundle, skipped)"; continue; }
         hdr "sanitizer: tests/$1 $2"
@@ -157,7 +160,7 @@ stage_bench() {
     hdr "bench: bin/bench"
     if ./bin/bench; then note "bench" PASS; else note "bench" "FAIL (exit $?)"; fi
     hdr "bench: torch_peers.py"
-    if PYTHONUNBUFFERED=1 python3 torch_peers.py --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES"; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
+    if PYTHONUNBUFFERED=1 python3 torch_peers.py --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES" --gemv "$GEMV_SHAPES"; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
     stage_native
 }
 
@@ -168,7 +171,7 @@ stage_native() {
     nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
     if [ -z "$nvcc" ]; then echo "native: nvcc not found, native peers skipped"; SUMMARY+=("native: SKIPPED (no nvcc)"); return; fi
     cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
-    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas && ./native_peers --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES"; then
+    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas && ./native_peers --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES" --gemv "$GEMV_SHAPES"; then
         note "native" PASS
     else note "native" "FAIL (exit $?)"; fi
 }

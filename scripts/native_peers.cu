@@ -1,10 +1,12 @@
 // Native C++ peers for the cudakernels benchmarks, compiled on the GPU machine by the runner:
 //   /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_XX -o native_peers native_peers.cu
 //   (sgemv needs -lcublas)
-// Usage: ./native_peers [--shapes PATH] [--axis-shapes PATH] [value|arg|sgemv|half|axis]...   (sections;
-// all by default). Prints
-// markdown tables; with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv there. PATH is the
-// sgemv shapes file (default data/sgemv_shapes.csv, from the working directory).
+// Usage: ./native_peers [--shapes PATH] [--axis-shapes PATH] [--gemv PATH]
+//          [value|arg|sgemv|half|axis|batched|hgemv]...   (sections; all by default). Prints
+// markdown tables; with BENCH_CSV_DIR set, sgemv also writes sgemv_cublas.csv there. --shapes is
+// the sgemv shapes file (default data/sgemv_shapes.csv, from the working directory), --axis-shapes
+// the axis shapes (default data/axis_shapes.csv), --gemv the decoding shapes (default
+// data/gemv_shapes.csv).
 //   value  a value to the host: cub::DeviceReduce::Sum into a device word, cudaMemcpyAsync into
 //          pinned memory on the same stream, cudaStreamSynchronize; host clock per call, median
 //          and mean of VALUE_CALLS calls (the bench's "value to the host" section times the same).
@@ -24,6 +26,11 @@
 //   axis   cub::DeviceSegmentedReduce Sum, Max and ArgMax over the rows of the dense shapes and
 //          the ragged segments of the axis shapes file (default data/axis_shapes.csv), float and
 //          bfloat16, cold; offsets as an int array (begin = offsets, end = offsets + 1).
+//   batched  cublasSgemvStridedBatched on the attention decode shapes (set "attention" of --gemv),
+//          both ops, cold (A rotated past L2), as bin/bench's batched section.
+//   hgemv  bf16 A, as bin/bench's hgemv section: cublasGemmEx (n = 1, bf16 x and y, f32 compute)
+//          on the Llama projections (set "llama"), cublasTSTgemvStridedBatched (bf16 y) and
+//          cublasTSSgemvStridedBatched (f32 y) on every shape; both ops, cold.
 // Every CUDA and cuBLAS call is checked.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -575,20 +582,203 @@ static void axis_section(cudaStream_t stream, const cudaDeviceProp &prop, const 
     }
 }
 
+// One row of the decoding shapes file: batch problems, each A m x n row-major, back to back.
+struct GemvShape {
+    size_t batch, m, n;
+};
+
+// The rows of set `wanted` in the decoding shapes file at `path` (data/gemv_shapes.csv).
+static std::vector<GemvShape> load_gemv(const std::string &path, const std::string &wanted) {
+    std::ifstream in(path);
+    if (!in) bad_shapes(path, 0, "cannot be read");
+    std::vector<GemvShape> rows;
+    std::string line;
+    int number = 0;
+    bool header = true;
+    while (std::getline(in, line)) {
+        ++number;
+        if (line.empty() || line[0] == '#') continue;
+        if (header) {
+            if (line != "batch,m,n,sets") bad_shapes(path, number, "not the header batch,m,n,sets");
+            header = false;
+            continue;
+        }
+        GemvShape r{};
+        int used = -1;
+        if (std::sscanf(line.c_str(), "%zu,%zu,%zu,%n", &r.batch, &r.m, &r.n, &used) != 3 || used < 0 || !r.batch ||
+            !r.m || !r.n)
+            bad_shapes(path, number, "not three sizes and the sets");
+        std::istringstream sets(line.substr(size_t(used)));
+        std::string set;
+        while (sets >> set)
+            if (set == wanted) rows.push_back(r);
+    }
+    if (rows.empty()) bad_shapes(path, 0, "no shape in the set");
+    return rows;
+}
+
+// Device buffers of `len` elements of T, `count` of them, element i = f(i).
+template <class T, class F>
+static std::vector<T *> device_copies(size_t count, size_t len, F f) {
+    std::vector<T> host(len);
+    for (size_t i = 0; i < len; ++i) host[i] = T(f(i));
+    std::vector<T *> out(count);
+    for (auto &p : out) {
+        CHECK(cudaMalloc(&p, len * sizeof(T)));
+        CHECK(cudaMemcpy(p, host.data(), len * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    return out;
+}
+
+static float a_of(size_t i) { return float(int(i % 13) - 6) * 0.125f; }
+static float x_of(size_t i) { return float(i % 5) * 0.25f; }
+
+// Checks outputs 0 and last of the first and last problems against a double reference from the
+// element functions (A's elements as `a_at` reads them back, x's as `x_at`).
+template <class Y, class AF, class XF>
+static bool check_outputs(const Y *y, const GemvShape &s, bool trans, AF a_at, XF x_at, double rel) {
+    size_t x_len = trans ? s.m : s.n, y_len = trans ? s.n : s.m;
+    std::vector<Y> hy(s.batch * y_len);
+    CHECK(cudaMemcpy(hy.data(), y, hy.size() * sizeof(Y), cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (size_t b : {size_t(0), s.batch - 1}) {
+        for (size_t o : {size_t(0), y_len - 1}) {
+            double want = 0, mag = 0;
+            for (size_t k = 0; k < x_len; ++k) {
+                size_t r = trans ? k : o, c = trans ? o : k;
+                double p = double(a_at(b * s.m * s.n + r * s.n + c)) * double(x_at(b * x_len + k));
+                want += p;
+                mag += std::fabs(p);
+            }
+            ok = ok && std::fabs(double(float(hy[b * y_len + o])) - want) <= rel * mag + 1e-6;
+        }
+    }
+    return ok;
+}
+
+static void batched_section(cudaStream_t stream, const cudaDeviceProp &prop, const std::vector<GemvShape> &shapes) {
+    cublasHandle_t handle;
+    CHECK_BLAS(cublasCreate(&handle));
+    CHECK_BLAS(cublasSetStream(handle, stream));
+    std::printf("\n### native: cublasSgemvStridedBatched, problems back to back, A row-major m x n (cold; median "
+                "of %d after %d)\n\n",
+                REPS, WARMUP_REPS);
+    std::printf("| batch | m | n | op | µs | GB/s | check |\n|---|---|---|---|---|---|---|\n");
+    size_t l2 = size_t(prop.l2CacheSize);
+    for (const GemvShape &s : shapes) {
+        size_t a_len = s.batch * s.m * s.n, count = std::max<size_t>(2, (4 * l2 + 4 * a_len - 1) / (4 * a_len));
+        std::vector<float *> as = device_copies<float>(count, a_len, a_of);
+        for (int t = 0; t < 2; ++t) {
+            bool trans = t == 1;  // our Op::T
+            size_t x_len = trans ? s.m : s.n, y_len = trans ? s.n : s.m;
+            float *x = device_copies<float>(1, s.batch * x_len, x_of)[0], *y = nullptr;
+            CHECK(cudaMalloc(&y, s.batch * y_len * sizeof(float)));
+            const float alpha = 1.0f, beta = 0.0f;
+            auto call = [&](int i) {
+                CHECK_BLAS(cublasSgemvStridedBatched(handle, trans ? CUBLAS_OP_N : CUBLAS_OP_T, int(s.n), int(s.m),
+                                                     &alpha, as[i % count], int(s.n), (long long)(s.m * s.n), x, 1,
+                                                     (long long)x_len, &beta, y, 1, (long long)y_len, int(s.batch)));
+            };
+            double ms = median_ms(stream, REPS, call);
+            bool ok = check_outputs(y, s, trans, a_of, x_of, 1e-4);
+            size_t bytes = 4 * (a_len + s.batch * (s.m + s.n));
+            std::printf("| %zu | %zu | %zu | %s | %.1f | %.0f | %s |\n", s.batch, s.m, s.n, trans ? "T" : "N", ms * 1e3,
+                        bytes / (ms * 1e-3) / 1e9, ok ? "ok" : "FAIL");
+            CHECK(cudaFree(x));
+            CHECK(cudaFree(y));
+            if (!ok) {
+                std::fprintf(stderr, "native batched: wrong result for %zu x %zu x %zu\n", s.batch, s.m, s.n);
+                std::exit(1);
+            }
+        }
+        for (auto a : as) CHECK(cudaFree(a));
+    }
+    CHECK_BLAS(cublasDestroy(handle));
+}
+
+// bf16 A and x; cuBLAS's TST (bf16 y) and TSS (f32 y) strided-batched gemv, and for single
+// problems cublasGemmEx with n = 1 (bf16 y, f32 compute).
+static void hgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const std::vector<GemvShape> &shapes) {
+    cublasHandle_t handle;
+    CHECK_BLAS(cublasCreate(&handle));
+    CHECK_BLAS(cublasSetStream(handle, stream));
+    std::printf("\n### native: bf16 A and x, cuBLAS (cold; median of %d after %d)\n\n", REPS, WARMUP_REPS);
+    std::printf("| call | batch | m | n | op | µs | GB/s | check |\n|---|---|---|---|---|---|---|---|\n");
+    size_t l2 = size_t(prop.l2CacheSize);
+    auto bf_a = [](size_t i) { return __float2bfloat16(a_of(i)); };
+    auto bf_x = [](size_t i) { return __float2bfloat16(x_of(i)); };
+    for (const GemvShape &s : shapes) {
+        size_t a_len = s.batch * s.m * s.n, count = std::max<size_t>(2, (4 * l2 + 2 * a_len - 1) / (2 * a_len));
+        std::vector<__nv_bfloat16 *> as = device_copies<__nv_bfloat16>(count, a_len, bf_a);
+        for (int t = 0; t < 2; ++t) {
+            bool trans = t == 1;  // our Op::T
+            size_t x_len = trans ? s.m : s.n, y_len = trans ? s.n : s.m;
+            __nv_bfloat16 *x = device_copies<__nv_bfloat16>(1, s.batch * x_len, bf_x)[0], *y16 = nullptr;
+            float *y32 = nullptr;
+            CHECK(cudaMalloc(&y16, s.batch * y_len * sizeof(__nv_bfloat16)));
+            CHECK(cudaMalloc(&y32, s.batch * y_len * sizeof(float)));
+            const float alpha = 1.0f, beta = 0.0f;
+            cublasOperation_t op = trans ? CUBLAS_OP_N : CUBLAS_OP_T;
+            int rows = int(s.n), cols = int(s.m);  // column-major n x m
+            long long sa = (long long)(s.m * s.n), sx = (long long)x_len, sy = (long long)y_len;
+            auto row = [&](const char *what, double ms, size_t y_bytes, bool ok) {
+                size_t bytes = 2 * (a_len + s.batch * x_len) + y_bytes * s.batch * y_len;
+                std::printf("| %s | %zu | %zu | %zu | %s | %.1f | %.0f | %s |\n", what, s.batch, s.m, s.n,
+                            trans ? "T" : "N", ms * 1e3, bytes / (ms * 1e-3) / 1e9, ok ? "ok" : "FAIL");
+                if (!ok) {
+                    std::fprintf(stderr, "native half: wrong result for %s %zu x %zu x %zu\n", what, s.batch, s.m, s.n);
+                    std::exit(1);
+                }
+            };
+            auto a_back = [](size_t i) { return __bfloat162float(__float2bfloat16(a_of(i))); };
+            auto x_back = [](size_t i) { return __bfloat162float(__float2bfloat16(x_of(i))); };
+            double tst = median_ms(stream, REPS, [&](int i) {
+                CHECK_BLAS(cublasTSTgemvStridedBatched(handle, op, rows, cols, &alpha, as[i % count], rows, sa, x, 1, sx,
+                                                       &beta, y16, 1, sy, int(s.batch)));
+            });
+            row("TSTgemvStridedBatched", tst, 2, check_outputs(y16, s, trans, a_back, x_back, 1e-2));
+            double tss = median_ms(stream, REPS, [&](int i) {
+                CHECK_BLAS(cublasTSSgemvStridedBatched(handle, op, rows, cols, &alpha, as[i % count], rows, sa, x, 1, sx,
+                                                       &beta, y32, 1, sy, int(s.batch)));
+            });
+            row("TSSgemvStridedBatched", tss, 4, check_outputs(y32, s, trans, a_back, x_back, 1e-4));
+            if (s.batch == 1) {
+                // C (y_len x 1) = op(A_cm) (y_len x x_len) x (x_len x 1), column-major.
+                double gemm = median_ms(stream, REPS, [&](int i) {
+                    CHECK_BLAS(cublasGemmEx(handle, op, CUBLAS_OP_N, int(y_len), 1, int(x_len), &alpha, as[i % count],
+                                            CUDA_R_16BF, rows, x, CUDA_R_16BF, int(x_len), &beta, y16, CUDA_R_16BF,
+                                            int(y_len), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                });
+                row("GemmEx (n = 1)", gemm, 2, check_outputs(y16, s, trans, a_back, x_back, 1e-2));
+            }
+            CHECK(cudaFree(x));
+            CHECK(cudaFree(y16));
+            CHECK(cudaFree(y32));
+        }
+        for (auto a : as) CHECK(cudaFree(a));
+    }
+    CHECK_BLAS(cublasDestroy(handle));
+}
+
 int main(int argc, char **argv) {
     std::string shapes_path = "data/sgemv_shapes.csv", axis_path = "data/axis_shapes.csv";
+    std::string gemv_path = "data/gemv_shapes.csv";
     std::vector<std::string> sections;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--shapes") == 0 && i + 1 < argc) {
             shapes_path = argv[++i];
         } else if (std::strcmp(argv[i], "--axis-shapes") == 0 && i + 1 < argc) {
             axis_path = argv[++i];
+        } else if (std::strcmp(argv[i], "--gemv") == 0 && i + 1 < argc) {
+            gemv_path = argv[++i];
         } else if (std::strcmp(argv[i], "value") == 0 || std::strcmp(argv[i], "arg") == 0 ||
                    std::strcmp(argv[i], "sgemv") == 0 || std::strcmp(argv[i], "half") == 0 ||
-                   std::strcmp(argv[i], "axis") == 0) {
+                   std::strcmp(argv[i], "axis") == 0 || std::strcmp(argv[i], "batched") == 0 ||
+                   std::strcmp(argv[i], "hgemv") == 0) {
             sections.push_back(argv[i]);
         } else {
-            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [--axis-shapes PATH] [value|arg|sgemv|half|axis]...\n", argv[i]);
+            std::fprintf(stderr, "unknown argument %s; usage: native_peers [--shapes PATH] [--axis-shapes PATH] "
+                         "[--gemv PATH] [value|arg|sgemv|half|axis|batched|hgemv]...\n", argv[i]);
             return 2;
         }
     }
@@ -598,6 +788,12 @@ int main(int argc, char **argv) {
     // Read before any timing, so that a missing file fails at once.
     std::vector<Shape> shapes;
     if (wanted("sgemv")) shapes = load_shapes(shapes_path, "bench");
+    std::vector<GemvShape> attention, decoding;
+    if (wanted("batched") || wanted("hgemv")) attention = load_gemv(gemv_path, "attention");
+    if (wanted("hgemv")) {
+        decoding = load_gemv(gemv_path, "llama");
+        decoding.insert(decoding.end(), attention.begin(), attention.end());
+    }
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     int runtime = 0;
@@ -610,6 +806,8 @@ int main(int argc, char **argv) {
     if (wanted("sgemv")) sgemv_section(stream, prop, shapes);
     if (wanted("half")) half_section(stream, prop);
     if (wanted("axis")) axis_section(stream, prop, axis_path);
+    if (wanted("batched")) batched_section(stream, prop, attention);
+    if (wanted("hgemv")) hgemv_section(stream, prop, decoding);
     CHECK(cudaStreamDestroy(stream));
     return 0;
 }

@@ -2,7 +2,8 @@
 """PyTorch peer timings for the cudakernels benchmarks (copy, sum, aminmax, argmax, mv, value).
 
 Usage:  PYTHONUNBUFFERED=1 python3 torch_peers.py [--quick] [--reps N]
-            [--only copy,sum,aminmax,argmax,mv,shapes,value,axis] [--shapes PATH] [--axis-shapes PATH]
+            [--only copy,sum,aminmax,argmax,mv,shapes,batched,hgemv,value,axis] [--shapes PATH]
+            [--axis-shapes PATH] [--gemv PATH]
 
 "value" times a value returned to Python (x.sum().item(), torch.aminmax read back) on the host
 clock, per call, median of VALUE_CALLS calls: what a program waits for.
@@ -14,6 +15,10 @@ sgemv_torch.csv there.
 "axis" times x.sum, x.amax and x.argmax along dim=1 and dim=0 of the dense shapes of
 --axis-shapes (by default data/axis_shapes.csv beside scripts/), float32 and bfloat16, cold, and
 torch.segment_reduce (sum, max) over its ragged segments (skipped where torch lacks it).
+"batched" times torch.bmm in float32 on the attention decode shapes (set "attention" of --gemv,
+by default data/gemv_shapes.csv beside scripts/): A (batch, m, n) times x (batch, n, 1) for op
+N, A.transpose(1, 2) times x (batch, m, 1) for op T, cold. "hgemv" times the same in bfloat16:
+torch.mv on the Llama projections (set "llama") and torch.bmm on the attention shapes.
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
 "hot" reuses one input; "cold" rotates over enough distinct inputs that their total size
@@ -85,10 +90,12 @@ def release():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
-    ap.add_argument("--only", default="copy,sum,aminmax,argmax,mv,shapes,value,axis", help="comma-separated sections to run")
+    ap.add_argument("--only", default="copy,sum,aminmax,argmax,mv,shapes,batched,hgemv,value,axis",
+                    help="comma-separated sections to run")
     ap.add_argument("--reps", type=int, help="timed repetitions (default 50, 10 with --quick)")
     ap.add_argument("--shapes", default=DEFAULT_SHAPES, help="the sgemv shapes file (default: %(default)s)")
     ap.add_argument("--axis-shapes", default=DEFAULT_AXIS_SHAPES, help="the axis shapes file (default: %(default)s)")
+    ap.add_argument("--gemv", default=DEFAULT_GEMV, help="the decoding gemv shapes file (default: %(default)s)")
     args = ap.parse_args()
     only = set(args.only.split(","))
     reps, warmup = (10, 3) if args.quick else (50, 10)
@@ -117,6 +124,11 @@ def main():
         mv_hot_cold(dev, reps, warmup, l2)
     if "shapes" in only:
         mv_shapes(dev, reps, warmup, l2, load_shapes(args.shapes, "bench"))
+    if "batched" in only:
+        gemv_decoding(dev, reps, warmup, l2, load_gemv(args.gemv, "attention"), torch.float32)
+    if "hgemv" in only:
+        gemv_decoding(dev, reps, warmup, l2, load_gemv(args.gemv, "llama") + load_gemv(args.gemv, "attention"),
+                      torch.bfloat16)
     if "value" in only:
         value_to_host(dev)
     if "axis" in only:
@@ -363,6 +375,51 @@ def axis_shapes(dev, reps, warmup, l2, shapes):
                         f"cold ({len(xs)})", us, nbytes)
             del xs
             release()
+
+
+DEFAULT_GEMV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "gemv_shapes.csv")
+
+
+def load_gemv(path, wanted):
+    """The (batch, m, n) rows of the decoding shapes file in set `wanted`."""
+    with open(path) as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    if not lines or lines[0] != "batch,m,n,sets":
+        raise SystemExit(f"torch_peers.py: {path}: the first line is not 'batch,m,n,sets'")
+    rows = []
+    for line in lines[1:]:
+        *numbers, sets = line.split(",")
+        if wanted in sets.split(" "):
+            rows.append(tuple(int(v) for v in numbers))
+    return rows
+
+
+def gemv_decoding(dev, reps, warmup, l2, shapes, dtype):
+    """torch.mv (batch 1) or torch.bmm of row-major m x n matrices (or their transposes) with one
+    vector each, in `dtype`, cold."""
+    name = str(dtype).replace("torch.", "")
+    header(f"torch.mv / torch.bmm on the decoding gemv shapes, {name}, cold (A rotated past L2)")
+    size = torch.empty((), dtype=dtype).element_size()
+    for batch, m, n in shapes:
+        a_bytes = size * batch * m * n
+        count = max(2, math.ceil(4 * l2 / a_bytes))
+        As = [torch.rand(batch, m, n, device=dev).to(dtype) for _ in range(count)]
+        nbytes = a_bytes + size * batch * (m + n)
+        for op in ("N", "T"):
+            x_len = n if op == "N" else m
+            if batch == 1:
+                x = torch.rand(x_len, device=dev).to(dtype)
+                inputs = [((a[0] if op == "N" else a[0].t()), x) for a in As]
+                fn, what = torch.mv, "torch.mv"
+            else:
+                x = torch.rand(batch, x_len, 1, device=dev).to(dtype)
+                inputs = [((a if op == "N" else a.transpose(1, 2)), x) for a in As]
+                fn, what = torch.bmm, "torch.bmm"
+            us = time_median(fn, inputs, reps, warmup)
+            row(f"{what} ({'A' if op == 'N' else 'A^T'})", f"{batch} x {m}x{n}", name, f"cold ({count})", us, nbytes)
+            del x, inputs
+        del As
+        release()
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
-//! Lengths past 2^32: u8, f16, bf16 and f32 reductions, u8 argmin/argmax/argminmax, every ladder step, and sgemv (both ops) with A of
-//! more than 2^32 elements. Inputs are filled on the device (memset) with distinct values placed
+//! Lengths past 2^32: u8, f16, bf16 and f32 reductions, u8 argmin/argmax/argminmax, every ladder
+//! step, and sgemv and bf16 gemv (both ops) with A of more than 2^32 elements. Inputs are filled
+//! on the device (memset) with distinct values placed
 //! past 2^32, where a 32-bit index would wrap onto the start. One test, run case after case,
 //! with each case's buffers freed before the next (peak about 18 GB of device memory).
 mod common;
 use common::{download, gpu, Rng, U32};
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
-use cudakernels::{bf16, f16, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, ValueIndex};
+use cudakernels::{
+    bf16, f16, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvBatch, SgemvKernel, SgemvOptions, ValueIndex,
+};
 
 const TWO32: usize = 1 << 32;
 /// Device memory the largest case needs, with room for scratch.
@@ -240,6 +243,64 @@ fn sgemv_t_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, kernels: &[SgemvKe
     }
 }
 
+/// bf16 A (f32 x and y) of m × n (lda = n) past 2^32 elements, both ops: A is 0.5 except
+/// random rows at both ends, entries in {-1, -0.5, 0, 0.5, 1} (exact in bf16), x in {-1, 0, 1}:
+/// every partial sum is a multiple of 0.5 far below 2^23, exact in f32 in any order.
+fn half_gemv_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, rng: &mut Rng) {
+    assert!(m * n > TWO32);
+    let edge = 8.min(m);
+    let mut pick = |k: usize, step: f32| (rng.below(k) as f32 - (k / 2) as f32) * step;
+    let head: Vec<f32> = (0..edge * n).map(|_| pick(5, 0.5)).collect();
+    let tail: Vec<f32> = (0..edge * n).map(|_| pick(5, 0.5)).collect();
+    let x_n: Vec<f32> = (0..n).map(|_| pick(3, 1.0)).collect();
+    let x_t: Vec<f32> = (0..m).map(|_| pick(3, 1.0)).collect();
+    // A memset of 0.5's bits (as u16s), then the same memory as bf16s.
+    let bits = filled::<u16>(gpu, m * n, bf16::from_f32(0.5).to_bits() as u32, 0, &[]);
+    // SAFETY: `bits` holds m·n initialized 16-bit elements and outlives `a`; bf16 is 16 bits.
+    let a = unsafe { DeviceSlice::from_raw_parts(bits.as_device_ptr().cast::<bf16>(), m * n) };
+    let to_bf16 = |v: &[f32]| v.iter().map(|&f| bf16::from_f32(f)).collect::<Vec<_>>();
+    let (head16, tail16) = (to_bf16(&head), to_bf16(&tail));
+    // SAFETY: the copies run in the stream's order; the host data outlive the wait.
+    unsafe {
+        a.index(..edge * n).async_copy_from(&head16[..], gpu.stream()).expect("head");
+        a.index((m - edge) * n..).async_copy_from(&tail16[..], gpu.stream()).expect("tail");
+    }
+    gpu.synchronize().expect("fill");
+    let at = |r: usize, c: usize| -> f64 {
+        if r < edge {
+            head[r * n + c] as f64
+        } else if r >= m - edge {
+            tail[(r - (m - edge)) * n + c] as f64
+        } else {
+            0.5
+        }
+    };
+    for &op in [Op::N, Op::T].iter() {
+        let (x_host, y_len) = if op == Op::N { (&x_n, m) } else { (&x_t, n) };
+        let x = DeviceBuffer::from_slice(x_host).unwrap();
+        let mut y = DeviceBuffer::from_slice(&vec![f32::NAN; y_len]).unwrap();
+        let opts = SgemvOptions { op, ..SgemvOptions::default() };
+        gpu.gemv(m, n, &a, &x, &mut y, SgemvBatch::ONE, opts).unwrap();
+        let got = download(gpu, &y);
+        let checked: Vec<usize> = (0..edge).chain(y_len / 2..y_len / 2 + 3).chain(y_len - edge..y_len).collect();
+        for &i in checked.iter() {
+            let want: f64 = if op == Op::N {
+                let middle_row = i >= edge && i < m - edge;
+                if middle_row {
+                    x_n.iter().map(|&v| 0.5 * v as f64).sum()
+                } else {
+                    (0..n).map(|c| at(i, c) * x_n[c] as f64).sum()
+                }
+            } else {
+                let middle: f64 = x_t[edge..m - edge].iter().map(|&v| 0.5 * v as f64).sum();
+                let ends: f64 = (0..edge).chain(m - edge..m).map(|r| at(r, i) * x_t[r] as f64).sum();
+                middle + ends
+            };
+            assert_eq!(got[i] as f64, want, "seed {} bf16 {:?} m {} n {} output {}", rng.seed, op, m, n, i);
+        }
+    }
+}
+
 #[test]
 fn lengths_past_2_pow_32() {
     let handle = match gpu("lengths_past_2_pow_32") {
@@ -261,4 +322,5 @@ fn lengths_past_2_pow_32() {
     let narrow = [SgemvKernel::Auto, SgemvKernel::RowsPerWarp(2), SgemvKernel::N32, SgemvKernel::StagedRows];
     sgemv_past_2_pow_32(gpu, (1 << 28) + 5, 16, &narrow, &mut rng);
     sgemv_t_past_2_pow_32(gpu, (1 << 28) + 5, 16, &[SgemvKernel::Auto, SgemvKernel::TScalar], &mut rng);
+    half_gemv_past_2_pow_32(gpu, (1 << 20) + 3, 4100, &mut rng);
 }

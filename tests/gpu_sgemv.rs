@@ -230,7 +230,7 @@ fn alpha_zero_run(
     kernel: SgemvKernel,
 ) -> Option<Vec<f32>> {
     let mut y = upload(y0);
-    let opts = SgemvOptions { alpha: 0.0, beta, lda: Some(lda), kernel, op };
+    let opts = SgemvOptions { alpha: 0.0, beta, lda: Some(lda), kernel, op, ..SgemvOptions::default() };
     match gpu.sgemv(m, n, a, x, &mut y, opts) {
         Ok(()) => Some(download(gpu, &y)),
         Err(Error::Unsupported { .. }) | Err(Error::Misaligned { .. }) if kernel != SgemvKernel::Auto => None,
@@ -294,8 +294,15 @@ fn an_empty_sum_is_beta_y_whatever_alpha() {
         for &alpha in [f32::INFINITY, f32::NAN, 1.0].iter() {
             for &k in [SgemvKernel::Auto, kernel].iter() {
                 let mut y = upload(&y0);
-                gpu.sgemv(m, n, &empty, &empty, &mut y, SgemvOptions { alpha, beta: 2.5, kernel: k, op, lda: None })
-                    .unwrap();
+                gpu.sgemv(
+                    m,
+                    n,
+                    &empty,
+                    &empty,
+                    &mut y,
+                    SgemvOptions { alpha, beta: 2.5, kernel: k, op, ..SgemvOptions::default() },
+                )
+                .unwrap();
                 assert_beta_y(
                     &download(gpu, &y),
                     &y0,

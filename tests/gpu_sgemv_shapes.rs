@@ -98,7 +98,14 @@ fn run(
 ) -> Result<Vec<f32>, Error> {
     let poison = if beta == 0.0 { vec![f32::NAN; p.y0.len()] } else { p.y0.clone() };
     let mut y = upload(&poison);
-    gpu.sgemv(p.m, p.n, a, x, &mut y, SgemvOptions { alpha, beta, lda: Some(p.lda), kernel, op })?;
+    gpu.sgemv(
+        p.m,
+        p.n,
+        a,
+        x,
+        &mut y,
+        SgemvOptions { alpha, beta, lda: Some(p.lda), kernel, op, ..SgemvOptions::default() },
+    )?;
     Ok(download(gpu, &y))
 }
 

@@ -1,15 +1,15 @@
 //! Every kernel once, on small inputs, checked: what the runner's compute-sanitizer stages
 //! (memcheck, racecheck, synccheck, initcheck) run. Every ladder step with every finish at one
 //! block size, every typed op × type, every arg op × type, every sgemv kernel, every axis kernel
-//! (rows, columns, fold) × op × type.
+//! (rows, columns, fold) × op × type, every half-precision gemv kernel.
 mod common;
 use common::axis::{run_case, Case};
 use common::typed::Reference;
 use common::{download, gpu, upload, Rng, U32};
 use cudakernels::{bf16, f16, ArgOp, ValueIndex, ARG_TYPES, TYPED_TYPES};
 use cudakernels::{
-    Axis, AxisStrategy, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvKernel, SgemvOptions, TypedElement,
-    TypedOp,
+    Axis, AxisStrategy, Finish, GemvVector, GpuStream, HalfWeight, LadderKernel, Op, ReduceStrategy, SgemvBatch,
+    SgemvKernel, SgemvOptions, TypedElement, TypedOp,
 };
 
 /// Several blocks with a partial last one, for every step at block 256.
@@ -199,6 +199,61 @@ fn axis_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
         + axis::<cudakernels::bf16>(gpu, rng)
 }
 
+/// How a half-precision sweep makes A's, x's and y's elements from f32 and reads y back.
+type Conversions<A, X, Y> = (fn(f32) -> A, fn(f32) -> X, fn(f32) -> Y, fn(Y) -> f32);
+
+/// One half-precision gemv of A, x and y of types A, X and Y, both ops, 2 problems with
+/// incx 2, on small integers (exact in every type): y against the CPU's sums.
+fn half_gemv<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A> + Default>(
+    gpu: &GpuStream,
+    of: Conversions<A, X, Y>,
+) -> usize {
+    let (a_of, x_of, y_of, y_f32) = of;
+    let types = (<A as HalfWeight>::NAME, <X as GemvVector<A>>::NAME, <Y as GemvVector<A>>::NAME);
+    let (m, n) = (37usize, 70usize);
+    let a_host: Vec<f32> = (0..2 * m * n).map(|i| (i % 5) as f32 - 2.0).collect();
+    let a = upload(&a_host.iter().map(|&v| a_of(v)).collect::<Vec<A>>());
+    for &op in [Op::N, Op::T].iter() {
+        let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
+        let x_host: Vec<f32> = (0..2 * 2 * x_len).map(|i| (i % 3) as f32 - 1.0).collect();
+        let x = upload(&x_host.iter().map(|&v| x_of(v)).collect::<Vec<X>>());
+        let mut y = upload(&vec![y_of(f32::NAN); 2 * y_len]);
+        let batch = SgemvBatch { count: 2, stride_a: m * n, stride_x: 2 * x_len, stride_y: y_len };
+        let opts = SgemvOptions { op, incx: 2, ..SgemvOptions::default() };
+        gpu.gemv(m, n, &a, &x, &mut y, batch, opts).unwrap_or_else(|e| panic!("{:?} {:?}: {}", types, op, e));
+        let got = download(gpu, &y);
+        for b in 0..2 {
+            for i in 0..y_len {
+                let dot: f32 = (0..x_len)
+                    .map(|k| {
+                        let (r, c) = if op == Op::N { (i, k) } else { (k, i) };
+                        a_host[b * m * n + r * n + c] * x_host[b * 2 * x_len + 2 * k]
+                    })
+                    .sum();
+                assert_eq!(y_f32(got[b * y_len + i]), dot, "{:?} {:?} problem {} y[{}]", types, op, b, i);
+            }
+        }
+    }
+    2
+}
+
+/// Every half-precision kernel: each weight type with x and y each f32 or its own type.
+fn half_gemv_all(gpu: &GpuStream) -> usize {
+    let h: fn(f32) -> f16 = f16::from_f32;
+    let b: fn(f32) -> bf16 = bf16::from_f32;
+    let hf: fn(f16) -> f32 = f16::to_f32;
+    let bf: fn(bf16) -> f32 = bf16::to_f32;
+    let same: fn(f32) -> f32 = |v| v;
+    half_gemv::<f16, f32, f32>(gpu, (h, same, same, same))
+        + half_gemv::<f16, f32, f16>(gpu, (h, same, h, hf))
+        + half_gemv::<f16, f16, f32>(gpu, (h, h, same, same))
+        + half_gemv::<f16, f16, f16>(gpu, (h, h, h, hf))
+        + half_gemv::<bf16, f32, f32>(gpu, (b, same, same, same))
+        + half_gemv::<bf16, f32, bf16>(gpu, (b, same, b, bf))
+        + half_gemv::<bf16, bf16, f32>(gpu, (b, b, same, same))
+        + half_gemv::<bf16, bf16, bf16>(gpu, (b, b, b, bf))
+}
+
 #[test]
 fn every_kernel_once() {
     let handle = match gpu("every_kernel_once") {
@@ -211,6 +266,8 @@ fn every_kernel_once() {
         + typed_all(gpu, &mut rng)
         + arg_all(gpu, &mut rng)
         + sgemv_all(gpu, &mut rng)
-        + axis_all(gpu, &mut rng);
-    assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + cudakernels::SGEMV_KERNELS.len());
+        + axis_all(gpu, &mut rng)
+        + half_gemv_all(gpu);
+    let kernels = cudakernels::SGEMV_KERNELS.len() + cudakernels::HALF_GEMV_KERNELS.len();
+    assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + kernels);
 }

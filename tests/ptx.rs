@@ -3,8 +3,8 @@
 //! flagged finish) with no local memory.
 use cudakernels::sgemv::dispatch::stripe_depths;
 use cudakernels::{
-    ladder_entry_point, ArgOp, LadderKernel, SgemvKernel, TypedOp, ARG_TYPES, AXIS_KERNELS, AXIS_TYPES, LADDER_BLOCKS,
-    PTX, TYPED_TYPES,
+    ladder_entry_point, ArgOp, LadderKernel, SgemvKernel, TypedOp, ARG_TYPES, AXIS_KERNELS, AXIS_TYPES,
+    HALF_GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
 };
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
@@ -74,6 +74,30 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
     assert_eq!(typed_names().len(), 4 * 10 + 1, "four ops over ten types, and sum_f32_f64acc");
     for k in SgemvKernel::explicit() {
         entry(k.entry_point());
+    }
+}
+
+#[test]
+fn half_gemv_kernels_widen_in_hardware_and_round_y_to_nearest_even() {
+    assert_eq!(HALF_GEMV_KERNELS.len(), 16);
+    for e in HALF_GEMV_KERNELS {
+        let body = entry(e.name);
+        // f16 widens with cvt.f32.f16; bf16 by a shift (no conversion instruction).
+        if e.a == "f16" {
+            assert!(body.contains("cvt.f32.f16"), "{} does not widen A with cvt.f32.f16", e.name);
+        }
+        let narrow = match e.y {
+            "f16" => Some("cvt.rn.f16.f32"),
+            "bf16" => Some("cvt.rn.bf16.f32"),
+            _ => None,
+        };
+        if let Some(inst) = narrow {
+            assert!(body.contains(inst), "{} does not round y with {}", e.name, inst);
+        }
+        assert!(body.contains("ld.global.nc.u16"), "{} loads no 16-bit element", e.name);
+        if e.x == "f16" && e.a == "f16" {
+            assert!(body.matches("cvt.f32.f16").count() >= 2, "{} widens x too", e.name);
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use crate::ladder::ladder_names;
 use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 use kernels::arg::{ARG_OPS, ARG_TYPES};
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
+use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
 use kernels::sgemv::SGEMV_KERNELS;
 use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 
@@ -15,10 +16,11 @@ const F64ACC: usize = TYPED + TYPED_OPS.len() * TYPED_TYPES.len();
 const ARG: usize = F64ACC + 1;
 const SGEMV: usize = ARG + ARG_OPS.len() * ARG_TYPES.len();
 const AXIS: usize = SGEMV + SGEMV_KERNELS.len();
+const HALF_GEMV: usize = AXIS + AXIS_KERNELS.len() * TYPED_OPS.len() * AXIS_TYPES.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
 /// passes, the typed ops by (op, type), `sum_f32_f64acc`, the arg ops by (op, type), the sgemv
-/// kernels, then the axis kernels by (kernel, op, type).
+/// kernels, the axis kernels by (kernel, op, type), then the half-precision gemv kernels.
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -36,6 +38,7 @@ pub(crate) fn entry_names() -> Vec<String> {
             names.extend(AXIS_TYPES.iter().map(|t| format!("axis_{}_{}_{}", kernel, op, t)));
         }
     }
+    names.extend(HALF_GEMV_KERNELS.iter().map(|e| e.name.to_string()));
     names
 }
 
@@ -70,6 +73,11 @@ pub(crate) fn axis_entry(kernel: usize, op: usize, type_name: &str) -> usize {
     AXIS + (kernel * TYPED_OPS.len() + op) * AXIS_TYPES.len() + t
 }
 
+/// Half-precision gemv kernel number `k` in `HALF_GEMV_KERNELS`.
+pub(crate) fn half_gemv_entry(k: usize) -> usize {
+    HALF_GEMV + k
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,7 +86,8 @@ mod tests {
     #[test]
     fn every_index_names_its_entry_point() {
         let names = entry_names();
-        assert_eq!(names.len(), AXIS + AXIS_KERNELS.len() * TYPED_OPS.len() * AXIS_TYPES.len());
+        assert_eq!(names.len(), HALF_GEMV + HALF_GEMV_KERNELS.len());
+        assert_eq!(names[half_gemv_entry(0)], HALF_GEMV_KERNELS[0].name);
         assert_eq!(names[axis_entry(0, 1, "bf16")], "axis_rows_min_bf16");
         assert_eq!(names[axis_entry(0, 0, "u8")], "axis_rows_sum_u8");
         assert_eq!(names[axis_entry(2, 3, "f64")], "axis_fold_minmax_f64");

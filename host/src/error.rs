@@ -18,6 +18,8 @@ pub enum Error {
     LengthMismatch { what: &'static str, expected: usize, actual: usize },
     /// `lda` is smaller than the number of columns.
     LeadingDimension { lda: usize, n: usize },
+    /// A BLAS increment (`incx`, `incy`) is 0; they must be at least 1.
+    Stride { what: &'static str, value: usize },
     /// A buffer is not aligned as the chosen kernel needs.
     Misaligned { what: &'static str, required: usize, address: u64 },
     /// The chosen kernel or option does not support this input.
@@ -61,6 +63,7 @@ impl fmt::Display for Error {
                 write!(f, "{} has length {}, expected {}", what, actual, expected)
             }
             Error::LeadingDimension { lda, n } => write!(f, "lda = {} is smaller than n = {}", lda, n),
+            Error::Stride { what, value } => write!(f, "{} = {} (must be at least 1)", what, value),
             Error::Misaligned { what, required, address } => {
                 write!(f, "{} at {:#x} is not {}-byte aligned", what, address, required)
             }

@@ -29,11 +29,13 @@ pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 pub use kernels::arg::{ARG_OPS, ARG_TYPES};
 pub use kernels::config;
 pub use kernels::reduce::{LadderGrid, LADDER_BLOCKS, LADDER_TYPES};
+pub use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
 pub use kernels::sgemv::SGEMV_KERNELS;
 pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 pub use ladder::{ladder_entry_point, ladder_grid, Finish, LadderKernel, ReduceStrategy, SumElement};
 pub use multi::{MultiGpu, RowShard};
 pub use sgemv::{
-    Occupancy, Op, RawSlice, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch, SgemvOptions, SgemvPlan, SgemvShape,
+    GemvVector, HalfWeight, Occupancy, Op, RawSlice, SgemvBatch, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch,
+    SgemvLayout, SgemvOptions, SgemvPlan, SgemvShape,
 };
 pub use typed::{bf16, f16, typed_entry_point, TypedElement, TypedOp};

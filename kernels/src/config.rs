@@ -137,6 +137,13 @@ pub const AXIS_MIN_CHUNK_BYTES: usize = 8192;
 pub const AXIS_COLUMN_BLOCKS_PER_SM: usize = 8;
 /// Axis columns: the fewest rows a thread walks in one split (its loads in flight, four at once).
 pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
+/// Threads per block of the batched `Op::N` kernel (a warp per row, as the row kernels).
+pub const SGEMV_BATCHED_BLOCK: u32 = 256;
+/// Rows a warp of the batched `Op::N` kernel sums at once (their loads in flight together).
+pub const SGEMV_BATCHED_ROWS: usize = 4;
+/// Threads per block of the batched `Op::T` kernel: 32 warps over one 32-column tile, so that a
+/// block alone keeps enough rows in flight for an SM.
+pub const SGEMV_BATCHED_T_BLOCK: u32 = 1024;
 
 /// A (min, max) pair as the minmax kernels write it.
 #[repr(C)]

@@ -1,6 +1,7 @@
 //! Shared test helpers: GPU detection with an honest skip, fresh random inputs, transfers.
 #![allow(dead_code)]
 pub mod axis;
+pub mod gemv;
 use cudakernels::cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cudakernels::{Gpu, GpuStream, ImageChoice};
 use std::io::Write;

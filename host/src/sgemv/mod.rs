@@ -2,6 +2,8 @@
 //! op(A) = A ([`Op::N`]) or Aᵀ ([`Op::T`]).
 //!
 //! - [`shape`]: what a call passes, checked ([`SgemvCall`] → [`SgemvShape`]);
+//! - [`layout`]: incx/incy and strided batches ([`SgemvLayout`]), which the batched kernels take;
+//! - [`half_gemv`]: the same call with A in f16 or bf16 (`GpuStream::gemv`);
 //! - [`dispatch`]: which kernel takes a shape (`Auto`'s table) and whether a named one can;
 //! - [`work`]: what a call enqueues (BLAS's quick return, alpha = 0 and empty sums);
 //! - [`plan`]: grid, block and typed extra arguments of one kernel for one shape.
@@ -9,6 +11,9 @@
 //! The kernels themselves, and what each is (op, launch kind, loads), are the table
 //! `kernels::sgemv::SGEMV_KERNELS`.
 pub mod dispatch;
+pub mod half_gemv;
+pub mod layout;
+pub mod options;
 pub mod plan;
 pub mod shape;
 pub mod work;
@@ -18,29 +23,14 @@ use crate::error::Result;
 use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil};
 use cust::memory::DeviceSlice;
+pub use half_gemv::{GemvVector, HalfWeight};
 use kernels::config::SGEMV_T_BLOCK;
 pub use kernels::sgemv::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch, SGEMV_KERNELS};
+pub use layout::{SgemvBatch, SgemvLayout};
+pub use options::SgemvOptions;
 pub use plan::{Occupancy, SgemvExtra, SgemvPlan};
 pub use shape::{RawSlice, SgemvCall, SgemvShape};
 pub use work::SgemvWork;
-
-/// Options of [`GpuStream::sgemv`]; the defaults are cuBLAS's: alpha 1, beta 0, lda = n, `Auto`,
-/// `Op::N`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SgemvOptions {
-    pub alpha: f32,
-    pub beta: f32,
-    /// Leading dimension (elements between row starts); `None` means n.
-    pub lda: Option<usize>,
-    pub kernel: SgemvKernel,
-    pub op: Op,
-}
-
-impl Default for SgemvOptions {
-    fn default() -> Self {
-        SgemvOptions { alpha: 1.0, beta: 0.0, lda: None, kernel: SgemvKernel::Auto, op: Op::N }
-    }
-}
 
 impl GpuStream {
     /// The kernel `Auto` runs for `shape` on this device: [`SgemvShape::auto_kernel`], with the
@@ -67,19 +57,26 @@ impl GpuStream {
     /// The launch of `kernel` (built, not `Auto`) for `shape` on this device, planned with the
     /// threads the device really keeps resident.
     pub fn sgemv_plan(&self, kernel: SgemvKernel, shape: &SgemvShape) -> Result<SgemvPlan> {
+        self.sgemv_plan_in(kernel, shape, &SgemvLayout::SINGLE)
+    }
+
+    /// [`GpuStream::sgemv_plan`] for the problems of `layout` ([`SgemvPlan::in_layout`]).
+    pub fn sgemv_plan_in(&self, kernel: SgemvKernel, shape: &SgemvShape, layout: &SgemvLayout) -> Result<SgemvPlan> {
         let index = kernel.index().ok_or_else(|| dispatch::not_built(kernel))?;
         let threads_per_sm = self.resident_threads(sgemv_entry(index), kernel.block())?;
-        SgemvPlan::new(kernel, shape, Occupancy { sm_count: self.sm_count(), threads_per_sm })
+        SgemvPlan::in_layout(kernel, shape, layout, Occupancy { sm_count: self.sm_count(), threads_per_sm })
     }
 
     /// Enqueues `y = alpha · op(A) x + beta · y` (A row-major m×n, `opts.lda` ≥ n; `opts.op`)
     /// without waiting. An empty y does nothing. With nothing to sum (alpha = 0, or n = 0 for
     /// `N`, m = 0 for `T`) A and x are not read: y = beta · y, nothing at all with beta = 1, and
     /// a named kernel gives way to `Auto`'s for that ([`SgemvShape::work`]). With beta = 0, y
-    /// is not read. Errors, before anything is enqueued: `LengthMismatch` (A shorter than
-    /// (m-1)·lda+n; x or y not n and m as `op` says), `LeadingDimension`, `Overlap` (y shares
-    /// memory with A's span or x), `Unsupported`/`Misaligned` for a named kernel that cannot
-    /// take the input, `TooLarge`.
+    /// is not read. With `opts.incx` or `opts.incy` above 1, x and y hold 1 + (len − 1)·inc
+    /// elements (at least) and the batched kernels run ([`SgemvLayout::kernel_for`]). Errors,
+    /// before anything is enqueued: `LengthMismatch` (A shorter than (m-1)·lda+n; x or y not n
+    /// and m as `op` says), `LeadingDimension`, `Stride` (an increment of 0), `Overlap` (y
+    /// shares memory with A's span or x), `Unsupported`/`Misaligned` for a named kernel that
+    /// cannot take the input, `TooLarge`.
     pub fn sgemv(
         &self,
         m: usize,
@@ -89,19 +86,43 @@ impl GpuStream {
         y: &mut DeviceSlice<f32>,
         opts: SgemvOptions,
     ) -> Result<()> {
+        self.sgemv_batched(m, n, a, x, y, SgemvBatch::ONE, opts)
+    }
+
+    /// [`GpuStream::sgemv`] for `batch.count` problems in one launch, as
+    /// `cublasSgemvStridedBatched`: problem b reads A from `b·stride_a`, x from `b·stride_x`
+    /// and writes y from `b·stride_y` (elements), each as `opts` says (op, lda, incx, incy,
+    /// alpha, beta). A count of 0 does nothing. A, x and y must hold what the batch spans;
+    /// the problems' y must not interleave (`Overlap { what: "y", with: "y" }`); strides of 0
+    /// for A and x are allowed. Errors as [`GpuStream::sgemv`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemv_batched(
+        &self,
+        m: usize,
+        n: usize,
+        a: &DeviceSlice<f32>,
+        x: &DeviceSlice<f32>,
+        y: &mut DeviceSlice<f32>,
+        batch: SgemvBatch,
+        opts: SgemvOptions,
+    ) -> Result<()> {
         let lda = opts.lda.unwrap_or(n);
+        let layout = SgemvLayout { incx: opts.incx, incy: opts.incy, batch };
         let (a_raw, x_raw, y_raw) = (RawSlice::of(a), RawSlice::of(x), RawSlice::of(y));
-        let shape = SgemvCall { op: opts.op, m, n, lda, a: a_raw, x: x_raw, y: y_raw }.validate()?;
+        let shape = SgemvCall { op: opts.op, m, n, lda, a: a_raw, x: x_raw, y: y_raw }.validate_in(&layout)?;
+        if batch.count == 0 {
+            return Ok(());
+        }
         let (kernel, shape, alpha) = match shape.work(opts.alpha, opts.beta, opts.kernel)? {
             SgemvWork::Nothing => return Ok(()),
             SgemvWork::Launch { kernel, shape, alpha } => (kernel, shape, alpha),
         };
-        let kernel = match kernel {
+        let kernel = match layout.kernel_for(kernel, shape.op)? {
             SgemvKernel::Auto => self.sgemv_auto(&shape)?,
             k => k,
         };
         shape.check(kernel)?;
-        let plan = self.sgemv_plan(kernel, &shape)?;
+        let plan = self.sgemv_plan_in(kernel, &shape, &layout)?;
         let entry = sgemv_entry(kernel.index().expect("checked: built"));
         let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
         let mut q = self.lock()?;
@@ -125,8 +146,10 @@ impl GpuStream {
         // SAFETY: the entry takes (a: &[f32], x: &[f32], m, n, lda: usize, alpha, beta: f32,
         // y: *mut f32), then the extra usizes of its launch kind (`plan.extra`, in the order the
         // kernels' table gives them) and, for the kinds that share output tiles, partials and
-        // counters (kernels/src/sgemv/mod.rs). `SgemvCall::validate` checked the lengths of A, x
-        // and y and that y shares no memory with A or x; `work` at most empties the inner
+        // counters (kernels/src/sgemv/mod.rs). `validate_in` checked the lengths of A, x and y
+        // for every problem of the layout, that y shares no memory with A or x and that the
+        // problems' y do not interleave; `kernel_for` gives a layout other than the single one
+        // only to the batched kernels, whose extras carry it. `work` at most empties the inner
         // dimension, which asks less of A and x. `shape.check` checked the alignment and sizes
         // the kernel needs; the plan gives its block and grid, and with several splits the
         // partials (`splits` per output) and zeroed counters (one u32 per tile) from this

@@ -1,11 +1,13 @@
 //! How a kernel is launched for a shape: grid, block, and the extra arguments its launch kind
 //! takes (`kernels::sgemv::SgemvLaunch`), as one typed plan.
+use super::layout::SgemvLayout;
 use super::shape::SgemvShape;
 use crate::error::{Error, Result};
 use crate::launch::{check_grid, div_ceil, resident_blocks};
 use kernels::config::{
-    sgemv_staged_rows, sgemv_wide_stride, SGEMV_SPLIT_WAVES, SGEMV_T_MAX_LANES, SGEMV_T_ROWS_PER_THREAD,
-    SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_WIDE_ROWS, SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES, VECTOR_UNROLL, WARP_SIZE,
+    sgemv_staged_rows, sgemv_wide_stride, SGEMV_BATCHED_ROWS, SGEMV_SPLIT_WAVES, SGEMV_T_MAX_LANES,
+    SGEMV_T_ROWS_PER_THREAD, SGEMV_T_STREAM_VECS, SGEMV_T_WAVES, SGEMV_WIDE_ROWS, SGEMV_WIDE_TILE, SGEMV_WIDE_WAVES,
+    VECTOR_UNROLL, WARP_SIZE,
 };
 use kernels::sgemv::{SgemvKernel, SgemvLaunch};
 
@@ -32,6 +34,8 @@ pub enum SgemvExtra {
         rows_per_split: usize,
         shift: usize,
     },
+    /// Batched: the call's layout.
+    Batched(SgemvLayout),
 }
 
 impl SgemvExtra {
@@ -43,6 +47,10 @@ impl SgemvExtra {
             SgemvExtra::WideRows { rows } => vec![rows],
             SgemvExtra::Transposed { lanes, rows_per_split } => vec![lanes, rows_per_split],
             SgemvExtra::Stripes { rows_per_split, shift } => vec![rows_per_split, shift],
+            SgemvExtra::Batched(l) => {
+                let b = l.batch;
+                vec![l.incx, l.incy, b.stride_a, b.stride_x, b.stride_y, b.count]
+            }
         }
     }
 }
@@ -91,6 +99,18 @@ impl SgemvPlan {
     /// then stride). Block per row: a block per row up to the resident ones. The split kinds
     /// split until the grid holds their waves of resident blocks (see each planner).
     pub fn new(kernel: SgemvKernel, shape: &SgemvShape, occupancy: Occupancy) -> Result<SgemvPlan> {
+        SgemvPlan::in_layout(kernel, shape, &SgemvLayout::SINGLE, occupancy)
+    }
+
+    /// [`SgemvPlan::new`] for the problems of `layout` (which only the batched kernels take
+    /// other than single): warps over every problem's rows, blocks over every problem's column
+    /// tiles, at most the resident ones (they stride).
+    pub fn in_layout(
+        kernel: SgemvKernel,
+        shape: &SgemvShape,
+        layout: &SgemvLayout,
+        occupancy: Occupancy,
+    ) -> Result<SgemvPlan> {
         let launch = kernel.entry().ok_or_else(|| super::dispatch::not_built(kernel))?.launch;
         let block = launch.block();
         let (m, n) = (shape.m, shape.n);
@@ -116,6 +136,14 @@ impl SgemvPlan {
             SgemvLaunch::WideRows => wide_rows(shape, occupancy.slots(block, SGEMV_WIDE_WAVES), plan)?,
             SgemvLaunch::Transposed => transposed(shape, occupancy.slots(block, SGEMV_T_WAVES), block, plan)?,
             SgemvLaunch::Stripes => stripes(shape, kernel, occupancy.slots(block, SGEMV_T_WAVES), block, plan)?,
+            SgemvLaunch::BatchedRows | SgemvLaunch::BatchedColumns => {
+                let tasks = match launch {
+                    SgemvLaunch::BatchedRows => div_ceil(m, (block / WARP_SIZE) as usize * SGEMV_BATCHED_ROWS),
+                    _ => div_ceil(n, WARP_SIZE as usize),
+                };
+                let grid = tasks.saturating_mul(layout.batch.count);
+                plan(grid.clamp(1, resident) as u32, 1, 0, SgemvExtra::Batched(*layout))
+            }
         })
     }
 }

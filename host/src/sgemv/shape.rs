@@ -1,4 +1,5 @@
 //! What an sgemv call passes, checked: lengths, `lda`, and the shape dispatch looks at.
+use super::layout::SgemvLayout;
 use crate::error::{Error, Result};
 use crate::launch::div_ceil;
 use cust::memory::{DeviceCopy, DeviceSlice};
@@ -20,8 +21,19 @@ impl RawSlice {
     /// Whether the first `len` f32s from this address and the first `other_len` from `other`'s
     /// share a byte; empty ranges share none.
     pub fn overlaps(&self, len: usize, other: &RawSlice, other_len: usize) -> bool {
-        let bytes = |addr: u64, len: usize| (addr as u128, addr as u128 + 4 * len as u128);
-        let ((start, end), (other_start, other_end)) = (bytes(self.addr, len), bytes(other.addr, other_len));
+        self.overlaps_sized((len, 4), other, (other_len, 4))
+    }
+
+    /// [`RawSlice::overlaps`] for elements of other sizes: `(elements, bytes each)` of each.
+    pub fn overlaps_sized(
+        &self,
+        (len, size): (usize, usize),
+        other: &RawSlice,
+        (other_len, other_size): (usize, usize),
+    ) -> bool {
+        let bytes = |addr: u64, len: usize, size: usize| (addr as u128, addr as u128 + size as u128 * len as u128);
+        let (start, end) = bytes(self.addr, len, size);
+        let (other_start, other_end) = bytes(other.addr, other_len, other_size);
         start < end && other_start < other_end && start < other_end && other_start < end
     }
 }
@@ -45,29 +57,52 @@ impl SgemvCall {
     /// and m as `op` says), `TooLarge` ((m-1)·lda+n past usize), `Overlap` (y's `out_len` floats
     /// share a byte with the (m-1)·lda+n floats of A the call spans or with x's).
     pub fn validate(&self) -> Result<SgemvShape> {
+        self.validate_in(&SgemvLayout::SINGLE)
+    }
+
+    /// [`SgemvCall::validate`] for the problems of `layout`: A, x and y must hold what the
+    /// batch spans (x and y exactly that in the single layout, at least that otherwise), and
+    /// y's span must share no byte with A's or x's spans. Also `Stride` (an increment of 0)
+    /// and `Overlap { what: "y", with: "y" }` (problems' y interleave), from
+    /// [`SgemvLayout::check`].
+    pub fn validate_in(&self, layout: &SgemvLayout) -> Result<SgemvShape> {
+        self.validate_sized(layout, [4; 3])
+    }
+
+    /// [`SgemvCall::validate_in`] for elements of A, x and y of `bytes` each (the overlap checks
+    /// compare byte ranges).
+    pub fn validate_sized(&self, layout: &SgemvLayout, bytes: [usize; 3]) -> Result<SgemvShape> {
         let (m, n, lda) = (self.m, self.n, self.lda);
         let (x_len, out_len) = if self.op == Op::N { (n, m) } else { (m, n) };
         if lda < n {
             return Err(Error::LeadingDimension { lda, n });
         }
+        layout.check(out_len)?;
+        let too_large = |what| Error::TooLarge { what, len: usize::MAX, max: usize::MAX };
         // (m - 1)·lda + n, which only an absurd shape overflows (no slice is that long).
-        let a_needed = if m == 0 { Some(0) } else { (m - 1).checked_mul(lda).and_then(|e| e.checked_add(n)) };
-        let a_needed =
-            a_needed.ok_or(Error::TooLarge { what: "(m - 1) * lda + n", len: usize::MAX, max: self.a.len })?;
+        let a_one = if m == 0 { Some(0) } else { (m - 1).checked_mul(lda).and_then(|e| e.checked_add(n)) };
+        let a_one = a_one.ok_or(Error::TooLarge { what: "(m - 1) * lda + n", len: usize::MAX, max: self.a.len })?;
+        let batch = layout.batch;
+        let a_needed = layout.batch_span(a_one, batch.stride_a).ok_or_else(|| too_large("A's batch span"))?;
+        let x_one = layout.x_span(x_len).ok_or_else(|| too_large("x span"))?;
+        let x_needed = layout.batch_span(x_one, batch.stride_x).ok_or_else(|| too_large("x's batch span"))?;
+        let y_one = layout.y_span(out_len).ok_or_else(|| too_large("y span"))?;
+        let y_needed = layout.batch_span(y_one, batch.stride_y).ok_or_else(|| too_large("y's batch span"))?;
         if self.a.len < a_needed {
             return Err(Error::LengthMismatch { what: "A", expected: a_needed, actual: self.a.len });
         }
-        if self.x.len != x_len {
-            return Err(Error::LengthMismatch { what: "x", expected: x_len, actual: self.x.len });
-        }
-        if self.y.len != out_len {
-            return Err(Error::LengthMismatch { what: "y", expected: out_len, actual: self.y.len });
+        let exact = layout.is_single();
+        for &(what, len, needed) in [("x", self.x.len, x_needed), ("y", self.y.len, y_needed)].iter() {
+            if len < needed || (exact && len != needed) {
+                return Err(Error::LengthMismatch { what, expected: needed, actual: len });
+            }
         }
         // `DeviceSlice` is `Copy`, so `&mut y` proves nothing: y may be a view into A or x.
-        if self.y.overlaps(out_len, &self.a, a_needed) {
+        let [a_bytes, x_bytes, y_bytes] = bytes;
+        if self.y.overlaps_sized((y_needed, y_bytes), &self.a, (a_needed, a_bytes)) {
             return Err(Error::Overlap { what: "y", with: "A" });
         }
-        if self.y.overlaps(out_len, &self.x, x_len) {
+        if self.y.overlaps_sized((y_needed, y_bytes), &self.x, (x_needed, x_bytes)) {
             return Err(Error::Overlap { what: "y", with: "x" });
         }
         Ok(SgemvShape { op: self.op, m, n, lda, a_addr: self.a.addr, x_addr: self.x.addr })
@@ -254,6 +289,71 @@ mod tests {
         assert_eq!(validate(Op::T, 100, 32, 31, a, x_m, 32), Err(Error::LeadingDimension { lda: 31, n: 32 }));
         assert!(validate(Op::T, 0, 7, 7, (0x1000, 0), (0x8000, 0), 7).is_ok(), "m = 0 is y = beta * y");
         assert_eq!(validate(Op::T, 0, 7, 7, (0x1000, 0), (0x8000, 0), 7).unwrap().out_len(), 7);
+    }
+
+    #[test]
+    fn strided_and_batched_calls_need_what_their_problems_span() {
+        use crate::sgemv::layout::{SgemvBatch, SgemvLayout};
+        let raw = |addr, len| RawSlice { addr, len };
+        let layout = |incx, incy, count, stride_a, stride_x, stride_y| SgemvLayout {
+            incx,
+            incy,
+            batch: SgemvBatch { count, stride_a, stride_x, stride_y },
+        };
+        // Op::N 4 × 8 (lda 10): A spans 38, x 1 + 7·3 = 22, y 1 + 3·2 = 7 per problem.
+        let call = |a, x, y| SgemvCall {
+            op: Op::N,
+            m: 4,
+            n: 8,
+            lda: 10,
+            a: raw(0x1000, a),
+            x: raw(0x10000, x),
+            y: raw(0x20000, y),
+        };
+        let strided = layout(3, 2, 1, 0, 0, 0);
+        assert!(call(38, 22, 7).validate_in(&strided).is_ok());
+        assert!(call(38, 30, 9).validate_in(&strided).is_ok(), "longer buffers are fine");
+        assert_eq!(
+            call(38, 21, 7).validate_in(&strided),
+            Err(Error::LengthMismatch { what: "x", expected: 22, actual: 21 })
+        );
+        assert_eq!(
+            call(38, 22, 6).validate_in(&strided),
+            Err(Error::LengthMismatch { what: "y", expected: 7, actual: 6 })
+        );
+        assert_eq!(
+            call(38, 22, 7).validate_in(&layout(0, 1, 1, 0, 0, 0)),
+            Err(Error::Stride { what: "incx", value: 0 })
+        );
+        // Three problems 41, 23 and 9 apart (not multiples of 4): 2·41 + 38, 2·23 + 22, 2·9 + 7.
+        let batch = layout(3, 2, 3, 41, 23, 9);
+        assert!(call(120, 68, 25).validate_in(&batch).is_ok());
+        assert_eq!(
+            call(119, 68, 25).validate_in(&batch),
+            Err(Error::LengthMismatch { what: "A", expected: 120, actual: 119 })
+        );
+        assert_eq!(
+            call(120, 67, 25).validate_in(&batch),
+            Err(Error::LengthMismatch { what: "x", expected: 68, actual: 67 })
+        );
+        assert_eq!(
+            call(120, 68, 24).validate_in(&batch),
+            Err(Error::LengthMismatch { what: "y", expected: 25, actual: 24 })
+        );
+        // ys 6 apart interleave with spans of 7; A and x may be shared (stride 0).
+        assert_eq!(
+            call(120, 68, 25).validate_in(&layout(3, 2, 3, 41, 23, 6)),
+            Err(Error::Overlap { what: "y", with: "y" })
+        );
+        assert!(call(38, 22, 25).validate_in(&layout(3, 2, 3, 0, 0, 9)).is_ok());
+        // y's whole span against A's and x's.
+        let y_in_x = SgemvCall { y: raw(0x10000 + 4 * 60, 25), ..call(120, 68, 25) };
+        assert_eq!(y_in_x.validate_in(&batch), Err(Error::Overlap { what: "y", with: "x" }));
+        // An empty batch needs nothing.
+        assert!(call(0, 0, 0).validate_in(&layout(3, 2, 0, 41, 23, 9)).is_ok());
+        // Op::T: x has m entries, y n.
+        let t = SgemvCall { op: Op::T, ..call(38, 1 + 3 * 3, 1 + 7 * 2) };
+        assert!(t.validate_in(&strided).is_ok());
     }
 
     #[test]

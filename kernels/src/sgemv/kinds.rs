@@ -2,8 +2,8 @@
 //! and what alignment it needs. Compiled for the host too; the table of every kernel, and the
 //! lookups in it, are in the module above.
 use crate::config::{
-    SGEMV_BLOCK, SGEMV_ROW_BLOCK, SGEMV_SPLIT_BLOCK, SGEMV_STAGED_BLOCK, SGEMV_T_BLOCK, SGEMV_T_STREAM_BLOCK,
-    SGEMV_WIDE_BLOCK,
+    SGEMV_BATCHED_BLOCK, SGEMV_BATCHED_T_BLOCK, SGEMV_BLOCK, SGEMV_ROW_BLOCK, SGEMV_SPLIT_BLOCK, SGEMV_STAGED_BLOCK,
+    SGEMV_T_BLOCK, SGEMV_T_STREAM_BLOCK, SGEMV_WIDE_BLOCK,
 };
 
 /// Which product: `N` is y = alpha·A·x + beta·y (x has n entries, y m); `T` is
@@ -72,6 +72,11 @@ pub enum SgemvKernel {
     TStreamVec4,
     /// [`Op::T`], any alignment: `TStreamVec4` with scalar loads.
     TStreamScalar,
+    /// Strided batches and incx/incy, any alignment: a warp per (problem, row), scalar loads.
+    BatchedN,
+    /// [`Op::T`], strided batches and incx/incy, any alignment: a block per (problem,
+    /// 32-column tile), a lane per column, the block's warps over the rows.
+    BatchedT,
 }
 
 impl Default for SgemvKernel {
@@ -101,13 +106,17 @@ pub enum SgemvLaunch {
     Stripes,
     /// `Op::T`, column tiles walking every row; no extra arguments.
     Stream,
+    /// Warps over (problem, row): `incx`, `incy`, `stride_a`, `stride_x`, `stride_y`, `batch`.
+    BatchedRows,
+    /// `Op::T`, blocks over (problem, column tile): the arguments of `BatchedRows`.
+    BatchedColumns,
 }
 
 impl SgemvLaunch {
     /// The product such kernels compute.
     pub const fn op(self) -> Op {
         match self {
-            SgemvLaunch::Transposed | SgemvLaunch::Stripes | SgemvLaunch::Stream => Op::T,
+            SgemvLaunch::Transposed | SgemvLaunch::Stripes | SgemvLaunch::Stream | SgemvLaunch::BatchedColumns => Op::T,
             _ => Op::N,
         }
     }
@@ -122,7 +131,14 @@ impl SgemvLaunch {
             SgemvLaunch::WideRows => SGEMV_WIDE_BLOCK,
             SgemvLaunch::Transposed | SgemvLaunch::Stripes => SGEMV_T_BLOCK,
             SgemvLaunch::Stream => SGEMV_T_STREAM_BLOCK,
+            SgemvLaunch::BatchedRows => SGEMV_BATCHED_BLOCK,
+            SgemvLaunch::BatchedColumns => SGEMV_BATCHED_T_BLOCK,
         }
+    }
+
+    /// Whether it takes batch strides and incx/incy (and so runs any [`crate::sgemv`] layout).
+    pub const fn batched(self) -> bool {
+        matches!(self, SgemvLaunch::BatchedRows | SgemvLaunch::BatchedColumns)
     }
 
     /// Whether blocks share output tiles (partials and counters follow the extra arguments).

@@ -17,6 +17,7 @@ use cuda_std::prelude::*;
 
 use crate::config::{SGEMV_BLOCK, SGEMV_ROW_UNROLL};
 
+pub mod half_gemv;
 mod kinds;
 pub use kinds::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch};
 
@@ -37,6 +38,7 @@ gpu_modules!(
     warp_per_row,
     warp_rows,
     wide_rows,
+    batched,
 );
 
 /// The table below makes, from one line per kernel, both its entry point (on the GPU) and its
@@ -64,6 +66,15 @@ macro_rules! sgemv_kernels {
     };
     (@args Stripes $name:ident $body:path) => {
         sgemv_kernels!(@entry $name $body, rows_per_split: usize, shift: usize, partials: *mut f32, counters: *mut u32);
+    };
+    (@args BatchedRows $name:ident $body:path) => {
+        sgemv_kernels!(@batched $name $body);
+    };
+    (@args BatchedColumns $name:ident $body:path) => {
+        sgemv_kernels!(@batched $name $body);
+    };
+    (@batched $name:ident $body:path) => {
+        sgemv_kernels!(@entry $name $body, incx: usize, incy: usize, stride_a: usize, stride_x: usize, stride_y: usize, batch: usize);
     };
     (@args $other:ident $name:ident $body:path) => {
         sgemv_kernels!(@entry $name $body);
@@ -112,6 +123,8 @@ sgemv_kernels! {
     SgemvKernel::TStripes(32) => sgemv_t_stripes32: transposed_stripes::columns::<32>, Stripes, Scalar;
     SgemvKernel::TStreamVec4 => sgemv_t_stream_vec4: transposed_stream::columns::<true>, Stream, Vec4;
     SgemvKernel::TStreamScalar => sgemv_t_stream_scalar: transposed_stream::columns::<false>, Stream, Scalar;
+    SgemvKernel::BatchedN => sgemv_batched_n: batched::f32_rows, BatchedRows, Scalar;
+    SgemvKernel::BatchedT => sgemv_batched_t: batched::f32_columns, BatchedColumns, Scalar;
 }
 
 impl SgemvKernel {

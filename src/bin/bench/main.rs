@@ -1,7 +1,7 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|plans|multi|axis]...` (all by
+//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|batched|hgemv|plans|multi|axis]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
 //! CSV files there.
 //! Peers (torch.sum, torch.aminmax, torch.argmax, torch.mv) come from scripts/torch_peers.py in the same call.
@@ -9,6 +9,7 @@
 mod arg;
 mod auto;
 mod axis;
+mod batched;
 mod harness;
 mod ladder;
 mod multi;
@@ -19,6 +20,10 @@ mod timing;
 mod tuning;
 mod typed;
 mod value;
+
+/// data/gemv_shapes.csv, shared with the peers.
+#[path = "../../gemv_shapes.rs"]
+mod gemv_shapes;
 
 /// data/sgemv_shapes.csv, shared with the tests.
 #[path = "../../sgemv_shapes.rs"]
@@ -32,7 +37,7 @@ use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, Result};
 
 /// A section: the device and the 1 GiB copy's GB/s in, its tables printed.
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 10] = [
+const SECTIONS: [(&str, Section); 12] = [
     ("value", value::run),
     ("ladder", ladder::run),
     ("auto", auto::run),
@@ -41,6 +46,8 @@ const SECTIONS: [(&str, Section); 10] = [
     ("arg", arg::run),
     ("sgemv", sgemv::run),
     ("shapes", shapes::run),
+    ("batched", batched::run),
+    ("hgemv", batched::run_half),
     ("plans", plans::run),
     ("multi", multi::run),
     ("axis", axis::run),

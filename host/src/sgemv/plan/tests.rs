@@ -1,5 +1,6 @@
 //! The plans cover every output, for every kernel and many shapes and devices.
 use super::*;
+use crate::sgemv::layout::SgemvBatch;
 use kernels::config::{
     sgemv_staged_rows, SGEMV_BLOCK, SGEMV_ROW_UNROLL, SGEMV_SPLIT_BLOCK, SGEMV_STAGED_BLOCK, SGEMV_STAGED_FLOATS,
     SGEMV_T_BLOCK, SGEMV_T_STREAM_BLOCK, SGEMV_WIDE_BLOCK,
@@ -36,6 +37,7 @@ fn every_kernel_plans_with_the_extra_arguments_of_its_launch_kind() {
             SgemvLaunch::SplitK => 1,
             SgemvLaunch::WideRows => 1,
             SgemvLaunch::Transposed | SgemvLaunch::Stripes => 2,
+            SgemvLaunch::BatchedRows | SgemvLaunch::BatchedColumns => 6,
             _ => 0,
         };
         assert_eq!(p.extra.values().len(), want, "{:?}: {:?}", kernel, p);
@@ -216,4 +218,31 @@ fn staged_rows_fill_the_stage_and_share_tiles_evenly() {
         }
     }
     assert_eq!(sgemv_staged_rows(16, 17), 240);
+}
+
+#[test]
+fn batched_grids_cover_every_problem_up_to_the_resident_blocks() {
+    let batch =
+        |count| SgemvLayout { incx: 2, incy: 3, batch: SgemvBatch { count, stride_a: 9, stride_x: 8, stride_y: 7 } };
+    let occupancy = Occupancy { sm_count: 132, threads_per_sm: 2048 };
+    for &(op, m, n, count, grid) in [
+        // Op::N: 8 warps × 4 rows per block; Op::T: a block per 32-column tile.
+        (Op::N, 512, 64, 64, 64 * 512 / 32),
+        (Op::N, 31, 64, 1, 1),
+        (Op::N, 33, 64, 1, 2),
+        (Op::T, 512, 64, 64, 64 * 2),
+        (Op::T, 512, 128, 1000, 4000),
+        (Op::T, 512, 33, 2, 4),
+        (Op::T, 4096, 128, 1, 4),
+    ]
+    .iter()
+    {
+        let kernel = if op == Op::N { SgemvKernel::BatchedN } else { SgemvKernel::BatchedT };
+        let layout = batch(count);
+        let p = SgemvPlan::in_layout(kernel, &shape(op, m, n, n, 0x1000), &layout, occupancy).unwrap();
+        let resident = crate::launch::resident_blocks(p.block, 132, 2048) as usize;
+        assert_eq!(p.grid as usize, grid.min(resident), "{:?} {} x {} × {}", op, m, n, count);
+        assert_eq!(p.extra.values(), vec![2, 3, 9, 8, 7, count]);
+        assert_eq!((p.splits, p.tiles), (1, 0));
+    }
 }

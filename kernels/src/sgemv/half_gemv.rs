@@ -1,0 +1,75 @@
+//! Half-precision gemv: A in f16 or bf16, x and y each f32 or A's type (cuBLAS's HSH/HSS and
+//! TST/TSS among them), products and sums in f32, a half-precision y rounded to nearest even.
+//! Every entry takes the batched layout (`incx`, `incy`, strides, `batch`) and runs the batched
+//! kernels' bodies ([`super::batched`]).
+//!
+//! # Safety
+//! As [`super::batched`]'s, in elements of each buffer's own type: A's, x's and y's spans in
+//! bounds for every problem, the problems' y disjoint, blocks of `SGEMV_BATCHED_BLOCK` (Op::N)
+//! or `SGEMV_BATCHED_T_BLOCK` (Op::T) threads.
+//!
+//! # Thread mapping
+//! That of `batched::rows` (Op::N) and `batched::columns` (Op::T).
+use super::kinds::Op;
+
+/// One half-precision gemv entry point: its PTX name, the element type names of A, x and y,
+/// and its op. Launched as the batched f32 kernel of the same op (`SgemvKernel::BatchedN`/`BatchedT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HalfGemvEntry {
+    pub name: &'static str,
+    pub a: &'static str,
+    pub x: &'static str,
+    pub y: &'static str,
+    pub op: Op,
+}
+
+/// The table below makes, from one line per kernel, its entry point (on the GPU) and its
+/// [`HalfGemvEntry`] (everywhere).
+macro_rules! half_gemv_kernels {
+    ($($name:ident: $a:ident, $x:ident, $y:ident, $op:ident => $body:ident;)*) => {
+        /// Every half-precision gemv entry point, in the order the host resolves them.
+        pub const HALF_GEMV_KERNELS: &[HalfGemvEntry] = &[$(HalfGemvEntry {
+            name: stringify!($name),
+            a: stringify!($a),
+            x: stringify!($x),
+            y: stringify!($y),
+            op: Op::$op,
+        }),*];
+        $(
+            #[cfg(target_os = "cuda")]
+            #[cuda_std::kernel]
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn $name(
+                a: &[$a], x: &[$x], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut $y,
+                incx: usize, incy: usize, stride_a: usize, stride_x: usize, stride_y: usize, batch: usize,
+            ) {
+                let (a, x) = (a.as_ptr(), x.as_ptr());
+                super::batched::$body(super::batched::Batched {
+                    a, x, y, m, n, lda, alpha, beta, incx, incy, stride_a, stride_x, stride_y, batch,
+                });
+            }
+        )*
+    };
+}
+
+#[cfg(target_os = "cuda")]
+use half::{bf16, f16};
+
+half_gemv_kernels! {
+    gemv_f16_f32_f32_n: f16, f32, f32, N => rows;
+    gemv_f16_f32_f32_t: f16, f32, f32, T => columns;
+    gemv_f16_f32_f16_n: f16, f32, f16, N => rows;
+    gemv_f16_f32_f16_t: f16, f32, f16, T => columns;
+    gemv_f16_f16_f32_n: f16, f16, f32, N => rows;
+    gemv_f16_f16_f32_t: f16, f16, f32, T => columns;
+    gemv_f16_f16_f16_n: f16, f16, f16, N => rows;
+    gemv_f16_f16_f16_t: f16, f16, f16, T => columns;
+    gemv_bf16_f32_f32_n: bf16, f32, f32, N => rows;
+    gemv_bf16_f32_f32_t: bf16, f32, f32, T => columns;
+    gemv_bf16_f32_bf16_n: bf16, f32, bf16, N => rows;
+    gemv_bf16_f32_bf16_t: bf16, f32, bf16, T => columns;
+    gemv_bf16_bf16_f32_n: bf16, bf16, f32, N => rows;
+    gemv_bf16_bf16_f32_t: bf16, bf16, f32, T => columns;
+    gemv_bf16_bf16_bf16_n: bf16, bf16, bf16, N => rows;
+    gemv_bf16_bf16_bf16_t: bf16, bf16, bf16, T => columns;
+}

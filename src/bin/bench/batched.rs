@@ -1,0 +1,143 @@
+//! Strided-batched gemv, one launch per batch: f32 (`sgemv_batched`, section `batched`) on the
+//! attention decode shapes and bf16 A (`gemv`, section `half`: x and y bf16 as cuBLAS's TST,
+//! then y f32 as its TSS) on the Llama projections and the attention shapes, of data/gemv_shapes.csv, both ops:
+//! cold (A rotated past L2), against the 1 GiB copy and a cold copy of the same bytes. The
+//! peers time the same shapes: cuBLAS in `native_peers`, torch in `torch_peers.py`.
+use crate::gemv_shapes::{self, GemvShape};
+use crate::harness::{
+    a_value, buffers, copy_ms, rotation, x_value,
+    Fmt::{Fixed, Percent, Text},
+    Table, REPS, WARMUP,
+};
+use crate::timing::{gbps, median_ms};
+use cudakernels::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
+use cudakernels::{bf16, GemvVector, Gpu, GpuStream, Op, Result, SgemvBatch, SgemvOptions};
+
+const TABLE: Table = Table::markdown(
+    "| types | batch | m | n | op | µs | GB/s | % of 1 GiB copy | copy µs | % of same-size copy |",
+    &[Text, Text, Text, Text, Text, Fixed(1), Fixed(0), Percent(1), Fixed(1), Percent(1)],
+);
+
+/// Section `batched`: f32 on the attention shapes.
+pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    let s = gpu.default_stream();
+    println!("### Strided-batched sgemv on the attention decode shapes (cold: A rotated past L2)\n");
+    println!("`GB/s` counts A, x and y once; `copy µs`: a cold copy of as many bytes.\n");
+    TABLE.header();
+    for shape in gemv_shapes::in_set("attention") {
+        let a = buffers(rotation(s, 4 * shape.a_len()), shape.a_len(), a_value)?;
+        let copy = same_size_copy(s, &a, shape.bytes::<f32, f32, f32>())?;
+        for &op in [Op::N, Op::T].iter() {
+            let row = Row { types: "f32", shape, op, copy, copy_bw };
+            let call = |s: &GpuStream, a: &_, x: &_, y: &mut _, batch, opts| {
+                s.sgemv_batched(shape.m, shape.n, a, x, y, batch, opts)
+            };
+            time(s, row, &a, (|v| v, |v| v), call)?;
+        }
+    }
+    println!();
+    Ok(())
+}
+
+/// Section `half`: bf16 A and x with bf16 y (TST), then f32 y (TSS), on every shape.
+pub fn run_half(gpu: &Gpu, copy_bw: f64) -> Result<()> {
+    let s = gpu.default_stream();
+    println!("### Half-precision gemv, bf16 A (cold: A rotated past L2)\n");
+    println!("`GB/s` counts A, x and y once; `copy µs`: a cold copy of as many bytes.\n");
+    TABLE.header();
+    for shape in gemv_shapes::in_set("llama").into_iter().chain(gemv_shapes::in_set("attention")) {
+        let a = buffers(rotation(s, 2 * shape.a_len()), shape.a_len(), |i| bf16::from_f32(a_value(i)))?;
+        for &op in [Op::N, Op::T].iter() {
+            let copy = same_size_copy(s, &a, shape.bytes::<bf16, bf16, bf16>())?;
+            half::<bf16>(s, Row { types: "bf16 A, x, y (TST)", shape, op, copy, copy_bw }, &a, bf16::from_f32)?;
+            let copy = same_size_copy(s, &a, shape.bytes::<bf16, bf16, f32>())?;
+            half::<f32>(s, Row { types: "bf16 A, x; f32 y (TSS)", shape, op, copy, copy_bw }, &a, |v| v)?;
+        }
+    }
+    println!();
+    Ok(())
+}
+
+impl GemvShape {
+    fn a_len(&self) -> usize {
+        self.batch * self.m * self.n
+    }
+
+    /// Bytes a call reads and writes once (either op): A of `A`s, the larger vector of `X`s or
+    /// `Y`s (m entries) and the smaller of the other type, counted as Op::N has them.
+    fn bytes<A, X, Y>(&self) -> usize {
+        let (a, x, y) = (std::mem::size_of::<A>(), std::mem::size_of::<X>(), std::mem::size_of::<Y>());
+        a * self.a_len() + self.batch * (x * self.n + y * self.m)
+    }
+}
+
+/// What a row prints besides the call's time: its types, shape and op, the same-size copy's ms
+/// and the 1 GiB copy's GB/s.
+#[derive(Clone, Copy)]
+struct Row {
+    types: &'static str,
+    shape: GemvShape,
+    op: Op,
+    copy: f64,
+    copy_bw: f64,
+}
+
+/// A cold copy moving as many bytes (read + write) as a call that moves `bytes`, from the
+/// rotated buffers `srcs`: median ms.
+fn same_size_copy<T: DeviceCopy + Copy + Default>(
+    s: &GpuStream,
+    srcs: &[DeviceBuffer<T>],
+    bytes: usize,
+) -> Result<f64> {
+    let len = (bytes / 2 / std::mem::size_of::<T>()).min(srcs[0].len());
+    let mut dst = buffers(1, len, |_| T::default())?;
+    copy_ms(s, srcs, &mut dst[0], len)
+}
+
+/// `gemv` of the bf16 buffers `a` and a bf16 x, y of type Y (`y_of` makes its elements).
+fn half<Y: GemvVector<bf16> + Copy>(
+    s: &GpuStream,
+    row: Row,
+    a: &[DeviceBuffer<bf16>],
+    y_of: fn(f32) -> Y,
+) -> Result<()> {
+    let (m, n) = (row.shape.m, row.shape.n);
+    let call = |s: &GpuStream, a: &_, x: &_, y: &mut _, batch, opts| s.gemv(m, n, a, x, y, batch, opts);
+    time(s, row, a, (bf16::from_f32, y_of), call)
+}
+
+/// How x's and y's elements are made from f32.
+type Makers<X, Y> = (fn(f32) -> X, fn(f32) -> Y);
+
+/// Times `call` cold (A from the rotated `a`), x and y made by `of`, and prints `row`.
+fn time<A: DeviceCopy, X: DeviceCopy + Copy, Y: DeviceCopy + Copy>(
+    s: &GpuStream,
+    row: Row,
+    a: &[DeviceBuffer<A>],
+    of: Makers<X, Y>,
+    call: impl Fn(&GpuStream, &DeviceSlice<A>, &DeviceSlice<X>, &mut DeviceSlice<Y>, SgemvBatch, SgemvOptions) -> Result<()>,
+) -> Result<()> {
+    let Row { types, shape, op, copy, copy_bw } = row;
+    let GemvShape { batch, m, n } = shape;
+    let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
+    let x = buffers(1, batch * x_len, |i| of.0(x_value(i)))?;
+    let mut y = buffers(1, batch * y_len, |_| of.1(0.0))?;
+    let strides = SgemvBatch { count: batch, stride_a: m * n, stride_x: x_len, stride_y: y_len };
+    let opts = SgemvOptions { op, ..SgemvOptions::default() };
+    let ms = median_ms(s, WARMUP, REPS, |i| call(s, &*a[i % a.len()], &*x[0], &mut *y[0], strides, opts))?;
+    let bytes = if op == Op::N { shape.bytes::<A, X, Y>() } else { shape.bytes::<A, Y, X>() };
+    let bw = gbps(bytes, ms);
+    TABLE.row(&[
+        types.into(),
+        batch.into(),
+        m.into(),
+        n.into(),
+        (if op == Op::N { "N" } else { "T" }).into(),
+        (ms * 1e3).into(),
+        bw.into(),
+        (100.0 * bw / copy_bw).into(),
+        (copy * 1e3).into(),
+        (100.0 * copy / ms).into(),
+    ]);
+    Ok(())
+}

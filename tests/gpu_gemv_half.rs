@@ -1,0 +1,149 @@
+//! Half-precision gemv (`GpuStream::gemv`: A f16 or bf16, x and y each f32 or A's type) on the GPU,
+//! exact against a CPU reference: small-integer data make every f32 sum exact, so y is that
+//! sum rounded once to y's type (nearest even, as `half`'s `from_f32`). y is poisoned where
+//! beta = 0 (NaN), and the elements between the problems' entries hold a sentinel.
+mod common;
+use common::gemv::{same, Call, El};
+use common::{download, gpu, upload, Rng};
+use cudakernels::{bf16, f16, Error, GemvVector, GpuStream, HalfWeight, Op, SgemvBatch, SgemvKernel, SgemvOptions};
+
+/// Runs `c` on fresh data (A and x all NaN with `nan_inputs`) and compares y's buffer exactly.
+fn check<A: HalfWeight + El, X: GemvVector<A> + El, Y: GemvVector<A> + El>(
+    gpu: &GpuStream,
+    rng: &mut Rng,
+    c: &Call,
+    nan_inputs: bool,
+) {
+    let (a_span, x_span, _) = c.spans();
+    let int = |rng: &mut Rng| if nan_inputs { f32::NAN } else { rng.below(7) as f32 - 3.0 };
+    let a: Vec<A> = (0..c.offsets.0 + a_span).map(|_| A::of(int(rng))).collect();
+    let x: Vec<X> = (0..c.offsets.1 + x_span).map(|_| X::of(int(rng))).collect();
+    let y0: Vec<Y> = c.initial_y(|| rng.below(7) as f32 - 3.0);
+    let want = c.reference(&a, &x, &y0);
+    let (da, dx, dy) = (upload(&a), upload(&x), upload(&y0));
+    let (a_view, x_view, mut y_view) = (da.index(c.offsets.0..), dx.index(c.offsets.1..), dy.index(c.offsets.2..));
+    let types = (<A as HalfWeight>::NAME, <X as GemvVector<A>>::NAME, <Y as GemvVector<A>>::NAME);
+    let what = format!("seed {} A, x, y {:?} {:?}", rng.seed, types, c);
+    let opts = c.opts(SgemvKernel::Auto);
+    gpu.gemv(c.m, c.n, &a_view, &x_view, &mut y_view, c.batch, opts).unwrap_or_else(|e| panic!("{}: {}", what, e));
+    let got = download(gpu, &dy);
+    for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+        assert!(same(g, w), "{}: y[{}] = {:?}, want {:?}", what, i, g, w);
+    }
+}
+
+/// [`check`] for every type triple: each weight type with x and y each f32 or its own type.
+fn each_triple(gpu: &GpuStream, rng: &mut Rng, c: &Call, nan_inputs: bool) {
+    check::<f16, f32, f32>(gpu, rng, c, nan_inputs);
+    check::<f16, f32, f16>(gpu, rng, c, nan_inputs);
+    check::<f16, f16, f32>(gpu, rng, c, nan_inputs);
+    check::<f16, f16, f16>(gpu, rng, c, nan_inputs);
+    check::<bf16, f32, f32>(gpu, rng, c, nan_inputs);
+    check::<bf16, f32, bf16>(gpu, rng, c, nan_inputs);
+    check::<bf16, bf16, f32>(gpu, rng, c, nan_inputs);
+    check::<bf16, bf16, bf16>(gpu, rng, c, nan_inputs);
+}
+
+#[test]
+fn every_type_triple_and_op_with_alpha_beta_lda_and_views() {
+    let handle = match gpu("every_type_triple_and_op_with_alpha_beta_lda_and_views") {
+        Some(g) => g,
+        None => return,
+    };
+    let gpu = handle.default_stream();
+    let mut rng = Rng::fresh("gemv_half");
+    let shapes = [(1usize, 1usize), (31, 33), (33, 31), (64, 128), (512, 64), (100, 1000), (1000, 100), (3, 4100)];
+    for &op in [Op::N, Op::T].iter() {
+        for &(m, n) in shapes.iter() {
+            for &(alpha, beta) in [(1.0f32, 0.0f32), (-2.0, 3.0)].iter() {
+                each_triple(gpu, &mut rng, &Call { alpha, beta, ..Call::new(op, m, n, 1, 1) }, false);
+                let views = Call { lda: n + 1, alpha, beta, offsets: (1, 3, 5), ..Call::new(op, m, n, 1, 1) };
+                each_triple(gpu, &mut rng, &views, false);
+            }
+        }
+    }
+}
+
+#[test]
+fn incx_incy_and_strided_batches() {
+    let handle = match gpu("incx_incy_and_strided_batches") {
+        Some(g) => g,
+        None => return,
+    };
+    let gpu = handle.default_stream();
+    let mut rng = Rng::fresh("gemv_half_batched");
+    for &op in [Op::N, Op::T].iter() {
+        for &(incx, incy) in [(1usize, 1usize), (2, 1), (1, 2), (3, 3)].iter() {
+            let c = Call { lda: 70, beta: 2.0, offsets: (2, 1, 3), ..Call::new(op, 37, 65, incx, incy) };
+            for &count in [1usize, 2, 1000].iter() {
+                each_triple(gpu, &mut rng, &c.batched(count, (3, 1, 2)), false);
+            }
+        }
+        // Attention decode: 32 heads of 512 × 128, problems back to back.
+        let (x_len, y_len) = if op == Op::N { (128, 512) } else { (512, 128) };
+        let heads = SgemvBatch { count: 32, stride_a: 512 * 128, stride_x: x_len, stride_y: y_len };
+        each_triple(gpu, &mut rng, &Call { batch: heads, ..Call::new(op, 512, 128, 1, 1) }, false);
+    }
+}
+
+#[test]
+fn edge_shapes_and_alpha_zero() {
+    let handle = match gpu("edge_shapes_and_alpha_zero") {
+        Some(g) => g,
+        None => return,
+    };
+    let gpu = handle.default_stream();
+    let mut rng = Rng::fresh("gemv_half_edges");
+    for &op in [Op::N, Op::T].iter() {
+        for &(m, n) in [(0usize, 5usize), (5, 0), (1, 1), (32, 32), (255, 257), (4, 5000)].iter() {
+            let c = Call { lda: n + 2, beta: -1.0, ..Call::new(op, m, n, 2, 3) }.batched(3, (3, 1, 2));
+            each_triple(gpu, &mut rng, &c, false);
+            // alpha = 0: y = beta·y with A and x all NaN, unread.
+            for &beta in [0.0f32, -1.0].iter() {
+                each_triple(gpu, &mut rng, &Call { alpha: 0.0, beta, ..c }, true);
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_refused_before_any_launch() {
+    let handle = match gpu("bad_input_is_refused_before_any_launch") {
+        Some(g) => g,
+        None => return,
+    };
+    let gpu = handle.default_stream();
+    let (m, n) = (8usize, 4usize);
+    let a = upload(&[bf16::from_f32(1.0); 32]);
+    let x = upload(&[bf16::from_f32(1.0); 64]);
+    let y_host = vec![bf16::from_f32(7.0); 64];
+    let y = upload(&y_host);
+    let opts = SgemvOptions::default();
+    let one = SgemvBatch::ONE;
+    assert_eq!(
+        gpu.gemv(m, n, &a, &x.index(..5), &mut y.index(..m), one, opts),
+        Err(Error::LengthMismatch { what: "x", expected: 4, actual: 5 })
+    );
+    let zero_inc = SgemvOptions { incy: 0, ..opts };
+    assert_eq!(
+        gpu.gemv(m, n, &a, &x.index(..4), &mut y.index(..m), one, zero_inc),
+        Err(Error::Stride { what: "incy", value: 0 })
+    );
+    let named = SgemvOptions { kernel: SgemvKernel::BatchedN, ..opts };
+    assert!(matches!(gpu.gemv(m, n, &a, &x.index(..4), &mut y.index(..m), one, named), Err(Error::Unsupported { .. })));
+    // Two problems' y 7 apart with 8 entries each interleave.
+    let ys = SgemvBatch { count: 2, stride_a: 0, stride_x: 0, stride_y: 7 };
+    assert_eq!(
+        gpu.gemv(m, n, &a, &x.index(..4), &mut y.index(..15), ys, opts),
+        Err(Error::Overlap { what: "y", with: "y" })
+    );
+    // y's 2-byte elements against x's: y starting on x's last element overlaps, one past does not.
+    let mut on_x = x.index(3..3 + m);
+    assert_eq!(gpu.gemv(m, n, &a, &x.index(..4), &mut on_x, one, opts), Err(Error::Overlap { what: "y", with: "x" }));
+    assert_eq!(download(gpu, &x), vec![bf16::from_f32(1.0); 64], "no refused call wrote x");
+    let mut past_x = x.index(4..4 + m);
+    assert_eq!(gpu.gemv(m, n, &a, &x.index(..4), &mut past_x, one, opts), Ok(()));
+    let got = download(gpu, &x);
+    assert_eq!(&got[4..4 + m], &vec![bf16::from_f32(4.0); m][..], "each row of ones times four ones");
+    assert_eq!(download(gpu, &y), y_host, "no refused call wrote y");
+}
