@@ -37,7 +37,7 @@ use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, Result};
 
 /// A section: the device and the 1 GiB copy's GB/s in, its tables printed.
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 12] = [
+const SECTIONS: [(&str, Section); 13] = [
     ("value", value::run),
     ("ladder", ladder::run),
     ("auto", auto::run),
