@@ -2,8 +2,8 @@
 //! open, so that a launch looks its function up by index, without a lock or a string. The
 //! names come from the kernels' own tables.
 use crate::ladder::ladder_names;
-use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 use kernels::arg::{ARG_OPS, ARG_TYPES};
+use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
 use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
 use kernels::sgemv::SGEMV_KERNELS;

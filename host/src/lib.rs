@@ -5,8 +5,8 @@
 //! [`Result`] with the one [`Error`] enum. A [`Gpu`] is shared between threads; each
 //! [`GpuStream`] has its own scratch (see [`gpu`] for streams and drop semantics).
 #![deny(unsafe_op_in_unsafe_fn)]
-pub mod axis;
 pub mod arg;
+pub mod axis;
 mod entries;
 pub mod error;
 pub mod gpu;
@@ -19,14 +19,14 @@ pub mod reduce;
 pub mod sgemv;
 pub mod typed;
 
-pub use axis::{Axis, AxisShape, AxisStrategy};
 pub use arg::{arg_entry_point, ArgOp, ValueIndex};
+pub use axis::{Axis, AxisShape, AxisStrategy};
 pub use cust;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
-pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 pub use kernels::arg::{ARG_OPS, ARG_TYPES};
+pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 pub use kernels::config;
 pub use kernels::reduce::{LadderGrid, LADDER_BLOCKS, LADDER_TYPES};
 pub use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;

@@ -21,8 +21,8 @@ macro_rules! gpu_modules {
     ($vis:vis $($m:ident),* $(,)?) => { $( #[cfg(target_os = "cuda")] $vis mod $m; )* };
 }
 
-pub mod axis;
 pub mod arg;
+pub mod axis;
 pub mod config;
 pub mod reduce;
 pub mod sgemv;
