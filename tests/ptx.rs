@@ -243,3 +243,51 @@ fn axis_kernels_exist_with_their_loads_and_shuffles() {
     assert!(entry("axis_rows_min_f32").contains("min.NaN.f32"));
     assert!(entry("axis_cols_max_f32").contains("max.NaN.f32"));
 }
+
+/// Registers of every entry point in the sm_90 SASS of the committed PTX, from the pinned
+/// `ptxas -v` (the `PTXAS` of the setup's `.cargo/config.toml`): `None` without it.
+fn sm90_registers() -> Option<Vec<(String, u32)>> {
+    let ptxas = option_env!("PTXAS")?;
+    let dir = std::env::temp_dir().join(format!("cudakernels-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join("kernels.ptx");
+    std::fs::write(&ptx, PTX).unwrap();
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch=sm_90", "-v", "-o"])
+        .arg(dir.join("kernels.cubin"))
+        .arg(&ptx)
+        .output()
+        .expect("running ptxas");
+    assert!(out.status.success(), "ptxas failed: {}", String::from_utf8_lossy(&out.stderr));
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut regs = Vec::new();
+    let mut name = None;
+    for line in log.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            name = rest.split('\'').next().map(str::to_string);
+        } else if let (Some(n), Some(rest)) = (&name, line.split("Used ").nth(1)) {
+            let count = rest.split(' ').next().and_then(|c| c.parse().ok()).expect("a register count");
+            regs.push((n.clone(), count));
+            name = None;
+        }
+    }
+    Some(regs)
+}
+
+/// The typed and arg kernels launch with up to `MAX_BLOCK` = 1024 threads on large inputs, so
+/// they must fit 65,536 registers per block: at most 64 per thread.
+#[test]
+fn kernels_launched_with_1024_threads_fit_64_registers() {
+    let regs = match sm90_registers() {
+        Some(r) => r,
+        None => return println!("SKIPPED: no PTXAS in this build's environment"),
+    };
+    let mut checked = 0;
+    for name in typed_names().into_iter().chain(arg_names()) {
+        let &(_, count) = regs.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("{} not in ptxas -v", name));
+        assert!(count <= 64, "{} uses {} registers: a 1024-thread block cannot launch", name, count);
+        checked += 1;
+    }
+    assert_eq!(checked, typed_names().len() + arg_names().len());
+}
