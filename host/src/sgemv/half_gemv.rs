@@ -1,17 +1,20 @@
 //! Half-precision gemv (`GpuStream::gemv`): A in f16 or bf16, x and y each f32 or A's type,
 //! in any layout of [`SgemvLayout`]. Checked as sgemv is, then launched as the batched f32
-//! kernel of the same op would be (same thread mapping and plan), on the entry for the types.
+//! kernel of the same op would be (same thread mapping and plan), on the entry for the types;
+//! Op::N with 16-byte aligned rows and `incx == 1` takes the vectorized entry instead
+//! ([`half_gemv_choice`], a pure function of the call).
 use super::layout::{SgemvBatch, SgemvLayout};
 use super::options::SgemvOptions;
-use super::plan::{Occupancy, SgemvPlan};
-use super::shape::{RawSlice, SgemvCall};
+use super::plan::{Occupancy, SgemvExtra, SgemvPlan};
+use super::shape::{RawSlice, SgemvCall, SgemvShape};
 use super::work::SgemvWork;
 use crate::entries::half_gemv_entry;
 use crate::error::{Error, Result};
 use crate::gpu::{GpuStream, KernelArgs};
-use crate::launch::check_grid;
+use crate::launch::{check_grid, div_ceil, resident_blocks};
 use cust::memory::{DeviceCopy, DeviceSlice};
 use half::{bf16, f16};
+use kernels::config::{SGEMV_BATCHED_BLOCK, SGEMV_BATCHED_ROWS, VECTOR_BYTES, WARP_SIZE};
 use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
 use kernels::sgemv::{Op, SgemvKernel};
 
@@ -42,9 +45,49 @@ macro_rules! half_weights {
 }
 half_weights!(f16, bf16);
 
-/// Position in `HALF_GEMV_KERNELS` of the kernel for element types `a`, `x`, `y` and `op`.
-pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op) -> Option<usize> {
-    HALF_GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op)
+/// Position in `HALF_GEMV_KERNELS` of the kernel for element types `a`, `x`, `y`, `op` and
+/// loads (`vector`: the 16-byte Op::N entry).
+pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op, vector: bool) -> Option<usize> {
+    HALF_GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op && e.vector == vector)
+}
+
+/// Which half-precision kernel runs a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfGemvChoice {
+    /// The batched kernel of the op, scalar loads (any alignment or increment).
+    Scalar,
+    /// Op::N with 16-byte loads, `lanes` per row.
+    VectorRows { lanes: usize },
+}
+
+/// `Auto`'s choice for a checked shape in `layout` with element sizes `[A, x, y]` in bytes:
+/// Op::N with `incx == 1` and every row start of A and every problem's x 16-byte aligned
+/// takes [`HalfGemvChoice::VectorRows`], with the fewest lanes (at least 8, so that the last
+/// n % 8 columns find a lane each) that cover a row's 8-element vectors, up to 32; the rest
+/// [`HalfGemvChoice::Scalar`] (incx or incy above 1 are correct there, but slower).
+pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize; 3]) -> HalfGemvChoice {
+    let aligned = |bytes: u64| bytes % VECTOR_BYTES as u64 == 0;
+    let batched = layout.batch.count > 1;
+    let [a_size, x_size, _] = sizes;
+    let rows_aligned = aligned(shape.a_addr) && aligned((shape.lda * a_size) as u64);
+    let x_aligned = aligned(shape.x_addr) && layout.incx == 1;
+    let strides_aligned =
+        !batched || (aligned((layout.batch.stride_a * a_size) as u64) && aligned((layout.batch.stride_x * x_size) as u64));
+    if shape.op != Op::N || !rows_aligned || !x_aligned || !strides_aligned {
+        return HalfGemvChoice::Scalar;
+    }
+    let lanes = div_ceil(shape.n, 8).next_power_of_two().clamp(8, WARP_SIZE as usize);
+    HalfGemvChoice::VectorRows { lanes }
+}
+
+/// Blocks of `SGEMV_BATCHED_BLOCK` threads for the vectorized Op::N kernel over `rows` rows
+/// (every problem's) with `lanes` per row: one tile per warp, at most the resident blocks
+/// (`blocks_per_sm` each on `sm_count` SMs; warps then stride).
+pub fn vector_rows_grid(rows: usize, lanes: usize, sm_count: u32, blocks_per_sm: u32) -> usize {
+    let warps = (SGEMV_BATCHED_BLOCK / WARP_SIZE) as usize;
+    let rows_per_block = warps * SGEMV_BATCHED_ROWS * (WARP_SIZE as usize / lanes);
+    let resident = resident_blocks(SGEMV_BATCHED_BLOCK, sm_count, blocks_per_sm * SGEMV_BATCHED_BLOCK) as usize;
+    div_ceil(rows, rows_per_block).clamp(1, resident.max(1))
 }
 
 /// The f32 kernel whose launch (block, plan) the half-precision kernels of `op` share.
@@ -90,28 +133,44 @@ impl GpuStream {
             SgemvWork::Nothing => return Ok(()),
             SgemvWork::Launch { shape, alpha, .. } => (shape, alpha),
         };
-        let index = half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op).expect("a kernel for every type triple");
+        let choice = half_gemv_choice(&shape, &layout, sizes);
+        let vector = choice != HalfGemvChoice::Scalar;
+        let index =
+            half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op, vector).expect("a kernel for every type triple");
         let entry = half_gemv_entry(index);
-        let kernel = launched_as(shape.op);
-        let threads_per_sm = self.resident_threads(entry, kernel.block())?;
-        let occupancy = Occupancy { sm_count: self.sm_count(), threads_per_sm };
-        let plan = SgemvPlan::in_layout(kernel, &shape, &layout, occupancy)?;
-        let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
+        let (grid, block, lanes) = match choice {
+            HalfGemvChoice::VectorRows { lanes } => {
+                let blocks_per_sm = self.resident_threads(entry, SGEMV_BATCHED_BLOCK)? / SGEMV_BATCHED_BLOCK;
+                let rows = shape.m.saturating_mul(batch.count);
+                (vector_rows_grid(rows, lanes, self.sm_count(), blocks_per_sm), SGEMV_BATCHED_BLOCK, Some(lanes))
+            }
+            HalfGemvChoice::Scalar => {
+                let kernel = launched_as(shape.op);
+                let threads_per_sm = self.resident_threads(entry, kernel.block())?;
+                let occupancy = Occupancy { sm_count: self.sm_count(), threads_per_sm };
+                let plan = SgemvPlan::in_layout(kernel, &shape, &layout, occupancy)?;
+                (plan.grid as usize, plan.block, None)
+            }
+        };
+        let grid = check_grid(grid, self.max_grid_x())?;
         let mut args = KernelArgs::new();
         args.slice("A", a).slice("x", x).usize(shape.m).usize(shape.n).usize(shape.lda);
         args.f32(alpha).f32(opts.beta).out("y", y);
-        for extra in plan.extra.values() {
+        for extra in SgemvExtra::Batched(layout).values().into_iter().chain(lanes) {
             args.usize(extra);
         }
         let q = self.lock()?;
         // SAFETY: the entry takes (a: &[A], x: &[X], m, n, lda: usize, alpha, beta: f32,
         // y: *mut Y, incx, incy, stride_a, stride_x, stride_y, batch: usize)
-        // (kernels/src/sgemv/half_gemv.rs), the batched kernels' layout, which `plan.extra`
-        // gives in that order. `validate_sized` checked, with the element sizes, the lengths of
-        // A, x and y for every problem, that y shares no byte with A or x and that the
-        // problems' y do not interleave; `work` at most empties the inner dimension. Block and
-        // grid are the batched kernel's plan for this layout, with this entry's occupancy.
-        unsafe { q.launch(entry, grid, plan.block, &args) }
+        // (kernels/src/sgemv/half_gemv.rs), the batched kernels' layout, which
+        // `SgemvExtra::Batched` gives in that order, and for the `_nv` entries `lanes`.
+        // `validate_sized` checked, with the element sizes, the lengths of A, x and y for every
+        // problem, that y shares no byte with A or x and that the problems' y do not
+        // interleave; `work` at most empties the inner dimension. `half_gemv_choice` gives the
+        // vectorized entry only with incx = 1 and A's rows and every x 16-byte aligned, and a
+        // power-of-two `lanes` in 8..=32. Block and grid are the batched kernel's plan for this
+        // layout, or `vector_rows_grid`'s whole warps, with this entry's occupancy.
+        unsafe { q.launch(entry, grid, block, &args) }
     }
 }
 
@@ -125,14 +184,77 @@ mod tests {
             for &a in ["f16", "bf16"].iter() {
                 for &x in ["f32", a].iter() {
                     for &y in ["f32", a].iter() {
-                        let i = half_gemv_index(a, x, y, op).unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
+                        let i = half_gemv_index(a, x, y, op, false)
+                            .unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
                         assert_eq!(HALF_GEMV_KERNELS[i].op, op);
+                        let v = half_gemv_index(a, x, y, op, true);
+                        assert_eq!(v.is_some(), op == Op::N, "{} {} {} {:?}", a, x, y, op);
                     }
                 }
             }
-            assert_eq!(half_gemv_index("f16", "bf16", "f32", op), None);
+            assert_eq!(half_gemv_index("f16", "bf16", "f32", op, false), None);
         }
-        assert_eq!(HALF_GEMV_KERNELS.len(), 16);
+        assert_eq!(HALF_GEMV_KERNELS.len(), 24);
         assert_eq!((<f32 as GemvVector<bf16>>::NAME, <bf16 as GemvVector<bf16>>::NAME), ("f32", "bf16"));
+    }
+
+    fn shape(op: Op, m: usize, n: usize, lda: usize, a_addr: u64, x_addr: u64) -> SgemvShape {
+        SgemvShape { op, m, n, lda, a_addr, x_addr }
+    }
+
+    fn batch(count: usize, stride_a: usize, stride_x: usize) -> SgemvLayout {
+        let batch = SgemvBatch { count, stride_a, stride_x, stride_y: 1 << 20 };
+        SgemvLayout { incx: 1, incy: 1, batch }
+    }
+
+    #[test]
+    fn aligned_op_n_takes_the_vector_kernel_with_lanes_by_row_length() {
+        let bf16_f32 = [2, 4, 4];
+        // (n, lanes): attention head sizes, Llama rows, edge widths.
+        for &(n, lanes) in [(1, 8), (8, 8), (64, 8), (72, 16), (128, 16), (256, 32), (4096, 32), (14336, 32)].iter() {
+            let lda = (n + 7) / 8 * 8;
+            let choice = half_gemv_choice(&shape(Op::N, 4096, n, lda, 256, 512), &SgemvLayout::SINGLE, bf16_f32);
+            assert_eq!(choice, HalfGemvChoice::VectorRows { lanes }, "n = {}", n);
+        }
+        // Attention scores: K caches of 32 and 64 heads, one problem each.
+        for &(heads, kv, head) in [(32, 512, 64), (64, 32768, 128)].iter() {
+            let call = shape(Op::N, kv, head, head, 0, 0);
+            let layout = batch(heads, kv * head, head);
+            assert!(matches!(half_gemv_choice(&call, &layout, [2, 2, 2]), HalfGemvChoice::VectorRows { .. }));
+        }
+    }
+
+    #[test]
+    fn misaligned_strided_or_transposed_calls_take_the_scalar_kernel() {
+        let s = |op, lda, a_addr, x_addr| shape(op, 100, 64, lda, a_addr, x_addr);
+        let single = SgemvLayout::SINGLE;
+        let scalar = HalfGemvChoice::Scalar;
+        assert_eq!(half_gemv_choice(&s(Op::T, 64, 0, 0), &single, [2, 2, 2]), scalar);
+        assert_eq!(half_gemv_choice(&s(Op::N, 65, 0, 0), &single, [2, 2, 2]), scalar, "odd lda");
+        assert_eq!(half_gemv_choice(&s(Op::N, 68, 0, 0), &single, [2, 2, 2]), scalar, "lda · 2 not 16k");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 2, 0), &single, [2, 2, 2]), scalar, "A offset by one");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 4), &single, [2, 4, 4]), scalar, "x offset by one");
+        let strided = SgemvLayout { incx: 2, ..single };
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 0), &strided, [2, 2, 2]), scalar, "incx");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(2, 6400 + 4, 64), [2, 2, 2]), scalar, "stride_a");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(2, 6400, 66), [2, 2, 2]), scalar, "stride_x");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(2, 6400, 66), [2, 4, 4]), scalar, "f32 stride_x");
+        assert_ne!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(2, 6400, 64), [2, 4, 4]), scalar);
+        // A batch of one ignores its strides; incy does not matter for the loads.
+        assert_ne!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(1, 3, 3), [2, 2, 2]), scalar);
+        let incy = SgemvLayout { incy: 3, ..single };
+        assert_ne!(half_gemv_choice(&s(Op::N, 64, 0, 0), &incy, [2, 2, 2]), scalar);
+    }
+
+    #[test]
+    fn vector_rows_grid_gives_each_warp_a_tile_up_to_the_resident_blocks() {
+        // 8 warps · 4 rows · (32 / lanes) groups per block.
+        assert_eq!(vector_rows_grid(1, 8, 132, 8), 1);
+        assert_eq!(vector_rows_grid(128, 8, 132, 8), 1);
+        assert_eq!(vector_rows_grid(129, 8, 132, 8), 2);
+        assert_eq!(vector_rows_grid(4096, 32, 132, 8), 128);
+        assert_eq!(vector_rows_grid(32 * 512, 8, 132, 8), 128);
+        assert_eq!(vector_rows_grid(128256, 32, 132, 8), 132 * 8);
+        assert_eq!(vector_rows_grid(0, 32, 132, 0), 1);
     }
 }
