@@ -71,8 +71,8 @@ pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize;
     let [a_size, x_size, _] = sizes;
     let rows_aligned = aligned(shape.a_addr) && aligned((shape.lda * a_size) as u64);
     let x_aligned = aligned(shape.x_addr) && layout.incx == 1;
-    let strides_aligned =
-        !batched || (aligned((layout.batch.stride_a * a_size) as u64) && aligned((layout.batch.stride_x * x_size) as u64));
+    let strides_aligned = !batched
+        || (aligned((layout.batch.stride_a * a_size) as u64) && aligned((layout.batch.stride_x * x_size) as u64));
     if shape.op != Op::N || !rows_aligned || !x_aligned || !strides_aligned {
         return HalfGemvChoice::Scalar;
     }
@@ -184,8 +184,8 @@ mod tests {
             for &a in ["f16", "bf16"].iter() {
                 for &x in ["f32", a].iter() {
                     for &y in ["f32", a].iter() {
-                        let i = half_gemv_index(a, x, y, op, false)
-                            .unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
+                        let i =
+                            half_gemv_index(a, x, y, op, false).unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
                         assert_eq!(HALF_GEMV_KERNELS[i].op, op);
                         let v = half_gemv_index(a, x, y, op, true);
                         assert_eq!(v.is_some(), op == Op::N, "{} {} {} {:?}", a, x, y, op);
