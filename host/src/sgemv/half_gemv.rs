@@ -80,6 +80,28 @@ pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize;
     HalfGemvChoice::VectorRows { lanes }
 }
 
+/// The kernel `GpuStream::gemv` runs for element types A, X and Y on a checked `shape` in
+/// `layout`: its position in `HALF_GEMV_KERNELS` and [`half_gemv_choice`]'s choice.
+fn half_gemv_pick<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
+    shape: &SgemvShape,
+    layout: &SgemvLayout,
+) -> (usize, HalfGemvChoice) {
+    let sizes = [std::mem::size_of::<A>(), std::mem::size_of::<X>(), std::mem::size_of::<Y>()];
+    let choice = half_gemv_choice(shape, layout, sizes);
+    let vector = choice != HalfGemvChoice::Scalar;
+    let index = half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op, vector).expect("a kernel for every type triple");
+    (index, choice)
+}
+
+/// The entry point `GpuStream::gemv` runs for element types A, X and Y on a checked `shape`
+/// (alpha ≠ 0, a nonempty sum) in `layout`, as the benchmark names it.
+pub fn half_gemv_entry_point<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
+    shape: &SgemvShape,
+    layout: &SgemvLayout,
+) -> &'static str {
+    HALF_GEMV_KERNELS[half_gemv_pick::<A, X, Y>(shape, layout).0].name
+}
+
 /// Blocks of `SGEMV_BATCHED_BLOCK` threads for the vectorized Op::N kernel over `rows` rows
 /// (every problem's) with `lanes` per row: one tile per warp, at most the resident blocks
 /// (`blocks_per_sm` each on `sm_count` SMs; warps then stride).
@@ -133,10 +155,7 @@ impl GpuStream {
             SgemvWork::Nothing => return Ok(()),
             SgemvWork::Launch { shape, alpha, .. } => (shape, alpha),
         };
-        let choice = half_gemv_choice(&shape, &layout, sizes);
-        let vector = choice != HalfGemvChoice::Scalar;
-        let index =
-            half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op, vector).expect("a kernel for every type triple");
+        let (index, choice) = half_gemv_pick::<A, X, Y>(&shape, &layout);
         let entry = half_gemv_entry(index);
         let (grid, block, lanes) = match choice {
             HalfGemvChoice::VectorRows { lanes } => {

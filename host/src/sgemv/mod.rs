@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil};
 use cust::memory::DeviceSlice;
-pub use half_gemv::{GemvVector, HalfWeight};
+pub use half_gemv::{half_gemv_entry_point, GemvVector, HalfWeight};
 use kernels::config::SGEMV_T_BLOCK;
 pub use kernels::sgemv::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch, SGEMV_KERNELS};
 pub use layout::{SgemvBatch, SgemvLayout};
