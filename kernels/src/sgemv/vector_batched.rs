@@ -11,8 +11,8 @@
 //! A warp is `32 / lanes` groups of `lanes` lanes, a group per (problem, row). Persistent warps
 //! stride over tiles of `ROWS · 32 / lanes` consecutive rows of the batch: group g takes rows
 //! g, g + groups, … of the tile (so neighbouring groups read neighbouring rows), `ROWS` rows'
-//! loads in flight together; lane l of a group reads vectors l, l + lanes, … of the row, the
-//! last n % 8 columns one per lane. Each group folds its lanes by butterfly shuffles in a
+//! loads in flight together, two vectors of each where the row has them; lane l of a group
+//! reads vectors l, l + lanes, … of the row, the last n % 8 columns one per lane. Each group folds its lanes by butterfly shuffles in a
 //! fixed order, so the result does not depend on timing.
 use super::batched::{Batched, GemvElement};
 use super::row_tiles::for_each_tile;
@@ -91,7 +91,20 @@ pub unsafe fn rows<A: Vector8, X: Vector8, Y: GemvElement>(g: Batched<A, X, Y>, 
         }
         let mut acc = [0.0f32; ROWS];
         let mut v = sub;
-        while v < vectors {
+        // Two vectors of each row per step while both exist: 2 · ROWS loads in flight.
+        while v + lanes < vectors {
+            let (mut near, mut far) = ([[0.0f32; VECTOR]; ROWS], [[0.0f32; VECTOR]; ROWS]);
+            for k in 0..ROWS {
+                near[k] = A::load8(rows[k].add(v * VECTOR));
+                far[k] = A::load8(rows[k].add((v + lanes) * VECTOR));
+            }
+            for k in 0..ROWS {
+                acc[k] += dot8(near[k], X::load8(xs[k].add(v * VECTOR)));
+                acc[k] += dot8(far[k], X::load8(xs[k].add((v + lanes) * VECTOR)));
+            }
+            v += 2 * lanes;
+        }
+        if v < vectors {
             let mut av = [[0.0f32; VECTOR]; ROWS];
             for k in 0..ROWS {
                 av[k] = A::load8(rows[k].add(v * VECTOR));
@@ -99,7 +112,6 @@ pub unsafe fn rows<A: Vector8, X: Vector8, Y: GemvElement>(g: Batched<A, X, Y>, 
             for k in 0..ROWS {
                 acc[k] += dot8(av[k], X::load8(xs[k].add(v * VECTOR)));
             }
-            v += lanes;
         }
         if sub < n - tail {
             for k in 0..ROWS {
