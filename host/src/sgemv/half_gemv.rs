@@ -58,22 +58,32 @@ pub enum HalfGemvChoice {
     Scalar,
     /// Op::N with 16-byte loads, `lanes` per row.
     VectorRows { lanes: usize },
+    /// Op::T with 16-byte loads of A (eight columns per thread), planned by
+    /// [`vector_columns_plan`].
+    VectorColumns,
 }
 
 /// `Auto`'s choice for a checked shape in `layout` with element sizes `[A, x, y]` in bytes:
 /// Op::N with `incx == 1` and every row start of A and every problem's x 16-byte aligned
 /// takes [`HalfGemvChoice::VectorRows`], with the fewest lanes (at least 8, so that the last
 /// n % 8 columns find a lane each) that cover a row's 8-element vectors, up to 32; the rest
-/// [`HalfGemvChoice::Scalar`] (incx or incy above 1 are correct there, but slower).
+/// Op::T with n a multiple of 8 (n ≥ 8) and every row start of A 16-byte aligned takes
+/// [`HalfGemvChoice::VectorColumns`] (x and y in any layout); the rest
+/// [`HalfGemvChoice::Scalar`] (incx above 1 for Op::N, or unaligned rows: correct, slower).
 pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize; 3]) -> HalfGemvChoice {
     let aligned = |bytes: u64| bytes % VECTOR_BYTES as u64 == 0;
     let batched = layout.batch.count > 1;
     let [a_size, x_size, _] = sizes;
-    let rows_aligned = aligned(shape.a_addr) && aligned((shape.lda * a_size) as u64);
-    let x_aligned = aligned(shape.x_addr) && layout.incx == 1;
-    let strides_aligned = !batched
-        || (aligned((layout.batch.stride_a * a_size) as u64) && aligned((layout.batch.stride_x * x_size) as u64));
-    if shape.op != Op::N || !rows_aligned || !x_aligned || !strides_aligned {
+    let rows_aligned = aligned(shape.a_addr)
+        && aligned((shape.lda * a_size) as u64)
+        && (!batched || aligned((layout.batch.stride_a * a_size) as u64));
+    if shape.op == Op::T {
+        let whole = shape.n >= 8 && shape.n % 8 == 0;
+        return if rows_aligned && whole { HalfGemvChoice::VectorColumns } else { HalfGemvChoice::Scalar };
+    }
+    let x_aligned =
+        aligned(shape.x_addr) && layout.incx == 1 && (!batched || aligned((layout.batch.stride_x * x_size) as u64));
+    if !rows_aligned || !x_aligned {
         return HalfGemvChoice::Scalar;
     }
     let lanes = div_ceil(shape.n, 8).next_power_of_two().clamp(8, WARP_SIZE as usize);
@@ -110,6 +120,38 @@ pub fn vector_rows_grid(rows: usize, lanes: usize, sm_count: u32, blocks_per_sm:
     let rows_per_block = warps * SGEMV_BATCHED_ROWS * (WARP_SIZE as usize / lanes);
     let resident = resident_blocks(SGEMV_BATCHED_BLOCK, sm_count, blocks_per_sm * SGEMV_BATCHED_BLOCK) as usize;
     div_ceil(rows, rows_per_block).clamp(1, resident.max(1))
+}
+
+/// How the vectorized Op::T kernel runs: threads per row (8 columns each), the rows of one
+/// split, splits, column tiles per problem and the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VectorColumnsPlan {
+    pub lanes: usize,
+    pub rows_per_split: usize,
+    pub splits: usize,
+    pub tiles: usize,
+    pub grid: usize,
+}
+
+/// Rows a thread of the vectorized Op::T kernel walks at least in one split: two batches of
+/// `SGEMV_BATCHED_ROWS` loads, so that a split's fold and partials stay small beside its reads.
+const MIN_ROWS_PER_THREAD: usize = 8;
+
+/// [`VectorColumnsPlan`] for `batch` problems of m × n (n a multiple of 8) on `sm_count` SMs
+/// keeping `blocks_per_sm` blocks each: the fewest threads per row (a power of two up to the
+/// block) covering n / 8, then rows split until the grid fills one wave, each split at least
+/// `MIN_ROWS_PER_THREAD` rows per thread.
+pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, blocks_per_sm: u32) -> VectorColumnsPlan {
+    let block = SGEMV_BATCHED_BLOCK as usize;
+    let lanes = (n / 8).max(1).next_power_of_two().min(block);
+    let tiles = div_ceil(n, 8 * lanes).max(1);
+    let base = batch.saturating_mul(tiles).max(1);
+    let wave = (sm_count as usize * blocks_per_sm.max(1) as usize).max(1);
+    let max_splits = (m / ((block / lanes) * MIN_ROWS_PER_THREAD)).max(1);
+    let splits = (wave / base).clamp(1, max_splits);
+    let rows_per_split = div_ceil(m, splits).max(1);
+    let splits = div_ceil(m, rows_per_split).max(1);
+    VectorColumnsPlan { lanes, rows_per_split, splits, tiles, grid: base.saturating_mul(splits) }
 }
 
 /// The f32 kernel whose launch (block, plan) the half-precision kernels of `op` share.
@@ -157,38 +199,62 @@ impl GpuStream {
         };
         let (index, choice) = half_gemv_pick::<A, X, Y>(&shape, &layout);
         let entry = half_gemv_entry(index);
-        let (grid, block, lanes) = match choice {
+        let blocks_per_sm = self.resident_threads(entry, SGEMV_BATCHED_BLOCK)? / SGEMV_BATCHED_BLOCK;
+        let (mut extra, mut columns) = (Vec::new(), None);
+        let (grid, block) = match choice {
             HalfGemvChoice::VectorRows { lanes } => {
-                let blocks_per_sm = self.resident_threads(entry, SGEMV_BATCHED_BLOCK)? / SGEMV_BATCHED_BLOCK;
                 let rows = shape.m.saturating_mul(batch.count);
-                (vector_rows_grid(rows, lanes, self.sm_count(), blocks_per_sm), SGEMV_BATCHED_BLOCK, Some(lanes))
+                extra.push(lanes);
+                (vector_rows_grid(rows, lanes, self.sm_count(), blocks_per_sm), SGEMV_BATCHED_BLOCK)
+            }
+            HalfGemvChoice::VectorColumns => {
+                let plan = vector_columns_plan(shape.m, shape.n, batch.count, self.sm_count(), blocks_per_sm);
+                extra.extend([plan.lanes, plan.rows_per_split]);
+                columns = Some(plan);
+                (plan.grid, SGEMV_BATCHED_BLOCK)
             }
             HalfGemvChoice::Scalar => {
                 let kernel = launched_as(shape.op);
                 let threads_per_sm = self.resident_threads(entry, kernel.block())?;
                 let occupancy = Occupancy { sm_count: self.sm_count(), threads_per_sm };
                 let plan = SgemvPlan::in_layout(kernel, &shape, &layout, occupancy)?;
-                (plan.grid as usize, plan.block, None)
+                (plan.grid as usize, plan.block)
             }
         };
         let grid = check_grid(grid, self.max_grid_x())?;
         let mut args = KernelArgs::new();
         args.slice("A", a).slice("x", x).usize(shape.m).usize(shape.n).usize(shape.lda);
         args.f32(alpha).f32(opts.beta).out("y", y);
-        for extra in SgemvExtra::Batched(layout).values().into_iter().chain(lanes) {
-            args.usize(extra);
+        for value in SgemvExtra::Batched(layout).values().into_iter().chain(extra) {
+            args.usize(value);
         }
-        let q = self.lock()?;
+        let mut q = self.lock()?;
+        if let Some(plan) = columns {
+            // Partials per (split, problem, column) and a zeroed u32 counter per (problem,
+            // tile), only with several splits (the kernel touches neither otherwise).
+            let tile_counters = batch.count * plan.tiles;
+            let (partials, counters) = if plan.splits > 1 {
+                let floats = plan.splits * batch.count * shape.n;
+                (q.partials(4 * floats)?, q.flagged_slots(div_ceil(tile_counters, 2))?)
+            } else {
+                (0, 0)
+            };
+            args.ptr(partials).ptr(counters);
+        }
         // SAFETY: the entry takes (a: &[A], x: &[X], m, n, lda: usize, alpha, beta: f32,
         // y: *mut Y, incx, incy, stride_a, stride_x, stride_y, batch: usize)
         // (kernels/src/sgemv/half_gemv.rs), the batched kernels' layout, which
-        // `SgemvExtra::Batched` gives in that order, and for the `_nv` entries `lanes`.
+        // `SgemvExtra::Batched` gives in that order; then `lanes` for the `_nv` entries, and
+        // `lanes`, `rows_per_split`, partials and counters for the `_tv` entries.
         // `validate_sized` checked, with the element sizes, the lengths of A, x and y for every
         // problem, that y shares no byte with A or x and that the problems' y do not
         // interleave; `work` at most empties the inner dimension. `half_gemv_choice` gives the
-        // vectorized entry only with incx = 1 and A's rows and every x 16-byte aligned, and a
-        // power-of-two `lanes` in 8..=32. Block and grid are the batched kernel's plan for this
-        // layout, or `vector_rows_grid`'s whole warps, with this entry's occupancy.
+        // vectorized entries only with A's rows 16-byte aligned (Op::N: also incx = 1 and every
+        // x aligned, `lanes` a power of two in 8..=32; Op::T: n a multiple of 8). Block and grid
+        // are the batched kernel's plan for this layout, `vector_rows_grid`'s whole warps, or
+        // `vector_columns_plan`'s blocks (problems · tiles · splits) with, for several splits,
+        // splits · batch · n partial floats and a zeroed u32 per (problem, tile) from this
+        // stream's locked scratch.
         unsafe { q.launch(entry, grid, block, &args) }
     }
 }
@@ -206,14 +272,14 @@ mod tests {
                         let i =
                             half_gemv_index(a, x, y, op, false).unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
                         assert_eq!(HALF_GEMV_KERNELS[i].op, op);
-                        let v = half_gemv_index(a, x, y, op, true);
-                        assert_eq!(v.is_some(), op == Op::N, "{} {} {} {:?}", a, x, y, op);
+                        let v = half_gemv_index(a, x, y, op, true).expect("a vector kernel");
+                        assert_eq!(HALF_GEMV_KERNELS[v].op, op);
                     }
                 }
             }
             assert_eq!(half_gemv_index("f16", "bf16", "f32", op, false), None);
         }
-        assert_eq!(HALF_GEMV_KERNELS.len(), 24);
+        assert_eq!(HALF_GEMV_KERNELS.len(), 32);
         assert_eq!((<f32 as GemvVector<bf16>>::NAME, <bf16 as GemvVector<bf16>>::NAME), ("f32", "bf16"));
     }
 
@@ -243,12 +309,44 @@ mod tests {
         }
     }
 
+    fn strided_x(incx: usize) -> SgemvLayout {
+        SgemvLayout { incx, ..SgemvLayout::SINGLE }
+    }
+
+    #[test]
+    fn vector_columns_plan_fills_one_wave_with_splits_of_enough_rows() {
+        // Attention values: 32 heads, n = 128 (16 threads per row, 16 row groups), one tile.
+        let p = vector_columns_plan(32768, 128, 32, 132, 4);
+        assert_eq!((p.lanes, p.tiles), (16, 1));
+        assert_eq!(p.splits, 528 / 32);
+        assert_eq!(p.grid, 32 * p.splits);
+        assert!(p.rows_per_split * p.splits >= 32768 && p.rows_per_split * (p.splits - 1) < 32768);
+        // Few rows: no split below 8 rows per thread (n = 64: 32 groups, 256 rows).
+        assert_eq!(vector_columns_plan(512, 64, 32, 132, 4).splits, 2);
+        assert_eq!(vector_columns_plan(255, 64, 1, 132, 4).splits, 1);
+        // Llama rows: 256 threads over 2048 columns, tiles by n.
+        let p = vector_columns_plan(4096, 14336, 1, 132, 2);
+        assert_eq!((p.lanes, p.tiles, p.splits), (256, 7, 264 / 7));
+        assert_eq!(p.grid, 7 * p.splits);
+        // Enough tiles alone: one split, no partials.
+        assert_eq!(vector_columns_plan(8192, 8, 1000, 132, 4).splits, 1);
+        assert_eq!(
+            vector_columns_plan(0, 8, 1, 132, 4),
+            VectorColumnsPlan { lanes: 1, rows_per_split: 1, splits: 1, tiles: 1, grid: 1 }
+        );
+    }
+
     #[test]
     fn misaligned_strided_or_transposed_calls_take_the_scalar_kernel() {
         let s = |op, lda, a_addr, x_addr| shape(op, 100, 64, lda, a_addr, x_addr);
         let single = SgemvLayout::SINGLE;
         let scalar = HalfGemvChoice::Scalar;
-        assert_eq!(half_gemv_choice(&s(Op::T, 64, 0, 0), &single, [2, 2, 2]), scalar);
+        assert_eq!(half_gemv_choice(&s(Op::T, 64, 0, 0), &single, [2, 2, 2]), HalfGemvChoice::VectorColumns);
+        assert_eq!(half_gemv_choice(&s(Op::T, 64, 0, 6), &strided_x(3), [2, 2, 2]), HalfGemvChoice::VectorColumns);
+        assert_eq!(half_gemv_choice(&s(Op::T, 64, 2, 0), &single, [2, 2, 2]), scalar, "A offset by one");
+        assert_eq!(half_gemv_choice(&s(Op::T, 68, 0, 0), &single, [2, 2, 2]), scalar, "lda · 2 not 16k");
+        assert_eq!(half_gemv_choice(&shape(Op::T, 100, 60, 64, 0, 0), &single, [2, 2, 2]), scalar, "n % 8");
+        assert_eq!(half_gemv_choice(&s(Op::T, 64, 0, 0), &batch(2, 6400 + 4, 100), [2, 2, 2]), scalar, "stride_a");
         assert_eq!(half_gemv_choice(&s(Op::N, 65, 0, 0), &single, [2, 2, 2]), scalar, "odd lda");
         assert_eq!(half_gemv_choice(&s(Op::N, 68, 0, 0), &single, [2, 2, 2]), scalar, "lda · 2 not 16k");
         assert_eq!(half_gemv_choice(&s(Op::N, 64, 2, 0), &single, [2, 2, 2]), scalar, "A offset by one");

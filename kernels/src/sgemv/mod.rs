@@ -40,6 +40,7 @@ gpu_modules!(
     wide_rows,
     batched,
     vector_batched,
+    vector_columns,
 );
 
 /// The table below makes, from one line per kernel, both its entry point (on the GPU) and its
