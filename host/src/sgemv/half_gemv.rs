@@ -1,8 +1,8 @@
 //! Half-precision gemv (`GpuStream::gemv`): A in f16 or bf16, x and y each f32 or A's type,
 //! in any layout of [`SgemvLayout`]. Checked as sgemv is, then launched as the batched f32
 //! kernel of the same op would be (same thread mapping and plan), on the entry for the types;
-//! Op::N with 16-byte aligned rows and `incx == 1` takes the vectorized entry instead
-//! ([`half_gemv_choice`], a pure function of the call).
+//! 16-byte aligned rows of A take the vectorized entries instead (Op::N with `incx == 1`,
+//! Op::T with n a multiple of 8; [`half_gemv_choice`], a pure function of the call).
 use super::layout::{SgemvBatch, SgemvLayout};
 use super::options::SgemvOptions;
 use super::plan::{Occupancy, SgemvExtra, SgemvPlan};
@@ -46,7 +46,7 @@ macro_rules! half_weights {
 half_weights!(f16, bf16);
 
 /// Position in `HALF_GEMV_KERNELS` of the kernel for element types `a`, `x`, `y`, `op` and
-/// loads (`vector`: the 16-byte Op::N entry).
+/// loads (`vector`: the `_nv` or `_tv` entry, 16-byte loads).
 pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op, vector: bool) -> Option<usize> {
     HALF_GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op && e.vector == vector)
 }
@@ -66,8 +66,8 @@ pub enum HalfGemvChoice {
 /// `Auto`'s choice for a checked shape in `layout` with element sizes `[A, x, y]` in bytes:
 /// Op::N with `incx == 1` and every row start of A and every problem's x 16-byte aligned
 /// takes [`HalfGemvChoice::VectorRows`], with the fewest lanes (at least 8, so that the last
-/// n % 8 columns find a lane each) that cover a row's 8-element vectors, up to 32; the rest
-/// Op::T with n a multiple of 8 (n ≥ 8) and every row start of A 16-byte aligned takes
+/// n % 8 columns find a lane each) that cover a row's 8-element vectors, up to 32. Op::T
+/// with n a multiple of 8 (n ≥ 8) and every row start of A 16-byte aligned takes
 /// [`HalfGemvChoice::VectorColumns`] (x and y in any layout); the rest
 /// [`HalfGemvChoice::Scalar`] (incx above 1 for Op::N, or unaligned rows: correct, slower).
 pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize; 3]) -> HalfGemvChoice {
