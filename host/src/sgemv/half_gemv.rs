@@ -374,4 +374,34 @@ mod tests {
         assert_eq!(vector_rows_grid(128256, 32, 132, 8), 132 * 8);
         assert_eq!(vector_rows_grid(0, 32, 132, 0), 1);
     }
+
+    #[test]
+    fn every_bench_shape_takes_a_vector_kernel_that_fills_an_h100() {
+        let csv = include_str!("../../../data/gemv_shapes.csv");
+        let rows = csv.lines().filter(|l| !l.starts_with('#') && !l.starts_with("batch"));
+        let mut seen = 0;
+        for line in rows {
+            let v: Vec<usize> = line.split(',').take(3).map(|f| f.parse().expect("a number")).collect();
+            let (count, m, n) = (v[0], v[1], v[2]);
+            let layout = batch(count, m * n, n);
+            let layout = SgemvLayout { batch: SgemvBatch { stride_y: m, ..layout.batch }, ..layout };
+            let n_choice = half_gemv_choice(&shape(Op::N, m, n, n, 0, 0), &layout, [2, 2, 2]);
+            let lanes = match n_choice {
+                HalfGemvChoice::VectorRows { lanes } => lanes,
+                other => panic!("{}: Op::N took {:?}", line, other),
+            };
+            // 132 SMs, 2 blocks each (the vector Op::N kernel's ~98 registers).
+            let grid = vector_rows_grid(count * m, lanes, 132, 2);
+            assert!(grid >= 128, "{}: Op::N grid {}", line, grid);
+            let t = SgemvLayout { batch: SgemvBatch { stride_x: m, stride_y: n, ..layout.batch }, ..layout };
+            assert_eq!(half_gemv_choice(&shape(Op::T, m, n, n, 0, 0), &t, [2, 2, 2]), HalfGemvChoice::VectorColumns);
+            // 4 blocks per SM (~58 registers).
+            let plan = vector_columns_plan(m, n, count, 132, 4);
+            let rows_per_thread = plan.rows_per_split / (SGEMV_BATCHED_BLOCK as usize / plan.lanes);
+            assert!(plan.grid >= 132 || rows_per_thread < 2 * MIN_ROWS_PER_THREAD, "{}: Op::T plan {:?}", line, plan);
+            assert!(plan.splits == 1 || rows_per_thread >= MIN_ROWS_PER_THREAD, "{}: {:?}", line, plan);
+            seen += 1;
+        }
+        assert_eq!(seen, 18, "the six Llama and twelve attention shapes");
+    }
 }
