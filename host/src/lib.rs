@@ -35,7 +35,7 @@ pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 pub use ladder::{ladder_entry_point, ladder_grid, Finish, LadderKernel, ReduceStrategy, SumElement};
 pub use multi::{MultiGpu, RowShard};
 pub use sgemv::{
-    GemvVector, HalfWeight, Occupancy, Op, RawSlice, SgemvBatch, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch,
-    SgemvLayout, SgemvOptions, SgemvPlan, SgemvShape,
+    half_gemv_entry_point, GemvVector, HalfWeight, Occupancy, Op, RawSlice, SgemvBatch, SgemvCall, SgemvExtra,
+    SgemvKernel, SgemvLaunch, SgemvLayout, SgemvOptions, SgemvPlan, SgemvShape,
 };
 pub use typed::{bf16, f16, typed_entry_point, TypedElement, TypedOp};
