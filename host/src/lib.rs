@@ -36,6 +36,7 @@ pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
 pub use ladder::{ReduceStrategy, SumElement};
 pub use multi::{MultiGpu, RowShard};
+pub use nccl::NcclId;
 pub use sgemv::{
     GemvVector, HalfWeight, Op, SgemvBatch, SgemvCall, SgemvKernel, SgemvLaunch, SgemvLayout, SgemvOptions, SgemvShape,
 };
