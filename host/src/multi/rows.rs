@@ -74,8 +74,8 @@ impl MultiGpu {
     /// Enqueues copying every rank's rows of y (`shards[i].y`, in rank order) into each rank's
     /// `full` y, whose length must be the sum of the row counts. Across processes, the ranks
     /// first exchange their row counts (one all-gather, waited for); a process whose `full` is
-    /// then the wrong length returns `Error::LengthMismatch`, and its peers `Error::RankFailed`
-    /// once the wait limit passes.
+    /// then the wrong length returns `Error::LengthMismatch`, and its peers' next wait
+    /// `Error::RankFailed` once the wait limit passes.
     pub fn gather_rows(&self, shards: &[RowShard<'_>], full: &mut [&mut DeviceSlice<f32>]) -> Result<()> {
         self.check_ranks(shards.len())?;
         self.check_ranks(full.len())?;
