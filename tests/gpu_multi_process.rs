@@ -12,7 +12,8 @@ use cudakernels::multi::{shard_ranges, upload};
 use cudakernels::nccl::Nccl;
 use cudakernels::{Error, ImageChoice, MultiGpu, NcclId, RowShard, SgemvOptions};
 use std::io::Write;
-use std::process::{Child, Command};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const ID: &str = "CUDAKERNELS_TEST_NCCL_ID";
@@ -123,7 +124,8 @@ fn row_sharded_sgemv_is_exact(m: &MultiGpu, rng: &mut Rng) {
 }
 
 /// Starts `nranks` children of this binary (rank r on device r) from one fresh id, and waits
-/// for them within [`CHILD_LIMIT`]; every one must pass.
+/// for them within [`CHILD_LIMIT`]; every one must pass. Their output goes to a file each and is
+/// then printed with a prefix, so that a test runner counts no child's libtest summary.
 fn run_ranks(test: &str, nranks: usize) {
     let gpu = match common::gpu(test) {
         Some(g) => g,
@@ -147,29 +149,50 @@ fn run_ranks(test: &str, nranks: usize) {
     let id = nccl.unique_id().expect("ncclGetUniqueId");
     let seed = Rng::fresh(test).seed;
     let exe = std::env::current_exe().unwrap();
+    let logs: Vec<PathBuf> = (0..nranks)
+        .map(|rank| std::env::temp_dir().join(format!("{}.{}.rank{}.log", test, std::process::id(), rank)))
+        .collect();
     let mut children: Vec<Child> = (0..nranks)
         .map(|rank| {
+            let log = std::fs::File::create(&logs[rank]).expect("a rank's log file");
             Command::new(&exe)
                 .args(["rank_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
                 .env(ID, id.to_hex())
                 .env(RANK, rank.to_string())
                 .env(RANKS, nranks.to_string())
                 .env(SEED, seed.to_string())
+                .stdout(Stdio::from(log.try_clone().unwrap()))
+                .stderr(Stdio::from(log))
                 .spawn()
                 .expect("start a rank")
         })
         .collect();
+    let codes = wait_ranks(&mut children, &logs);
+    assert!(codes.iter().all(Option::is_some), "{}: ranks still running after {:?} (seed {})", test, CHILD_LIMIT, seed);
+    assert!(codes.iter().all(|c| *c == Some(true)), "{}: ranks' results {:?} (seed {})", test, codes, seed);
+}
+
+/// Each rank's success, or `None` for one still running after [`CHILD_LIMIT`] (then killed);
+/// prints and removes their logs.
+fn wait_ranks(children: &mut [Child], logs: &[PathBuf]) -> Vec<Option<bool>> {
     let start = Instant::now();
-    let mut codes = vec![None; nranks];
-    while codes.iter().any(Option::is_none) {
+    let mut codes = vec![None; children.len()];
+    while codes.iter().any(Option::is_none) && start.elapsed() <= CHILD_LIMIT {
         for (child, code) in children.iter_mut().zip(codes.iter_mut()).filter(|(_, c)| c.is_none()) {
             *code = child.try_wait().expect("wait for a rank").map(|s| s.success());
         }
-        if start.elapsed() > CHILD_LIMIT {
-            children.iter_mut().for_each(|c| drop(c.kill()));
-            panic!("{}: ranks still running after {:?} (seed {}): {:?}", test, CHILD_LIMIT, seed, codes);
-        }
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(codes.iter().all(|c| *c == Some(true)), "{}: ranks' results {:?} (seed {})", test, codes, seed);
+    for (child, code) in children.iter_mut().zip(&codes) {
+        if code.is_none() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+    for (rank, log) in logs.iter().enumerate() {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        text.lines().for_each(|line| println!("rank {} | {}", rank, line));
+        let _ = std::fs::remove_file(log);
+    }
+    codes
 }
