@@ -119,7 +119,7 @@ def chart_rows(results, out, name, title, ours_title, native_key, torch_key, our
     """A chart of ours against native and torch rows, each keyed by the given functions."""
     ours, native, torch = {}, {}, {}
     for t, _, rows in tables(os.path.join(results, "bench.md")):
-        if t.startswith(ours_title):
+        if any(t.startswith(o) for o in ours_title):
             for r in rows:
                 k = ours_key(r)
                 if k:
@@ -166,6 +166,28 @@ def axis_keys():
     return ours, native, torch
 
 
+def gemv_keys():
+    def ours(r):
+        t = "f32" if r.get("types") == "f32" else "bf16" if "(TST)" in r.get("types", "") else None
+        return (f"{r['batch']} x {r['m']}x{r['n']}", r["op"], t) if t else None
+
+    def native(r):
+        if "call" not in r:
+            return (f"{r['batch']} x {r['m']}x{r['n']}", r["op"], "f32") if "batch" in r else None
+        if "TST" in r["call"] or "GemmEx" in r["call"]:
+            return (f"{r['batch']} x {r['m']}x{r['n']}", r["op"], "bf16")
+        return None
+
+    def torch(r):
+        what = r.get("what", "")
+        if not (what.startswith("torch.mv") or what.startswith("torch.bmm")):
+            return None
+        t = {"float32": "f32", "bfloat16": "bf16"}.get(r.get("dtype"))
+        return (r["shape"], "T" if "A^T" in what else "N", t) if t else None
+
+    return ours, native, torch
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -174,7 +196,10 @@ def main():
     chart_reductions(results, out)
     ours, native, torch = axis_keys()
     chart_rows(results, out, "axis.png", "Reductions along rows (dim=1), cold (H100)",
-               "Reductions along an axis", native, torch, ours)
+               ["Reductions along an axis"], native, torch, ours)
+    ours, native, torch = gemv_keys()
+    chart_rows(results, out, "gemv_decoding.png", "gemv for decoding: bf16 projections and attention, cold (H100)",
+               ["Strided-batched sgemv", "Half-precision gemv"], native, torch, ours)
 
 
 if __name__ == "__main__":
