@@ -20,13 +20,14 @@ pub mod sgemv;
 pub mod typed;
 
 pub use arg::{arg_entry_point, ArgOp, ValueIndex};
-pub use axis::{Axis, AxisShape, AxisStrategy};
+pub use axis::{Axis, AxisIndex, AxisShape, AxisStrategy};
 pub use cust;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::arg::{ARG_OPS, ARG_TYPES};
 pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
+pub use kernels::axis_arg::AXIS_ARG_OPS;
 pub use kernels::config;
 pub use kernels::reduce::{LadderGrid, LADDER_BLOCKS, LADDER_TYPES};
 pub use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;

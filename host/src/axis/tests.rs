@@ -24,10 +24,10 @@ fn shapes_are_checked_before_anything_runs() {
 
 #[test]
 fn outputs_that_meet_an_input_are_refused() {
-    assert_eq!(check_overlap((100, 200), (200, 300), "input"), Ok(()));
-    assert_eq!(check_overlap((100, 201), (200, 300), "input"), Err(Error::Overlap { what: "out", with: "input" }));
-    assert_eq!(check_overlap((250, 260), (200, 300), "offsets"), Err(Error::Overlap { what: "out", with: "offsets" }));
-    assert_eq!(check_overlap((200, 200), (100, 300), "input"), Ok(()), "an empty output meets nothing");
+    assert_eq!(check_overlap("out", (100, 200), (200, 300), "input"), Ok(()));
+    assert_eq!(check_overlap("out", (100, 201), (200, 300), "input"), Err(Error::Overlap { what: "out", with: "input" }));
+    assert_eq!(check_overlap("out", (250, 260), (200, 300), "offsets"), Err(Error::Overlap { what: "out", with: "offsets" }));
+    assert_eq!(check_overlap("out", (200, 200), (100, 300), "input"), Ok(()), "an empty output meets nothing");
 }
 
 #[test]
