@@ -137,7 +137,12 @@ unsafe fn arg_cols_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     let mut acc = O::identity();
     let mut r = r0 + phase;
     while r + 3 * phases < r1 {
-        let v = [*p.add(r * lda), *p.add((r + phases) * lda), *p.add((r + 2 * phases) * lda), *p.add((r + 3 * phases) * lda)];
+        let v = [
+            *p.add(r * lda),
+            *p.add((r + phases) * lda),
+            *p.add((r + 2 * phases) * lda),
+            *p.add((r + 3 * phases) * lda),
+        ];
         for k in 0..4 {
             acc = O::combine(acc, O::element(v[k], (r + k * phases) as u64));
         }

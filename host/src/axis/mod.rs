@@ -217,7 +217,15 @@ impl GpuStream {
             return Ok(());
         }
         lent()?;
-        let job = Job { op, type_name: T::NAME, input, shape, offsets: None, out: results, acc_bytes: acc_bytes(results, outs) };
+        let job = Job {
+            op,
+            type_name: T::NAME,
+            input,
+            shape,
+            offsets: None,
+            out: results,
+            acc_bytes: acc_bytes(results, outs),
+        };
         // SAFETY: `acc_bytes` is the op's accumulator (the callers' types); the outputs hold one
         // result per row or column (checked above, lent for the call); the shape fits the input.
         unsafe { enqueue::<T>(&mut self.lock()?, job, strategy) }
