@@ -20,7 +20,8 @@ pub mod sgemv;
 pub mod typed;
 
 pub use arg::{arg_entry_point, ArgOp, ValueIndex};
-pub use axis::{Axis, AxisIndex, AxisShape, AxisStrategy};
+pub use axis::arg::AxisIndex;
+pub use axis::{Axis, AxisShape, AxisStrategy};
 pub use cust;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuStream};

@@ -8,11 +8,13 @@
 //!   floats), max `T::LOWEST` (-inf), minmax (`T::HIGHEST`, `T::LOWEST`).
 //! - Floats: NaN propagates, -0.0 orders below +0.0 (as the typed reductions); results are
 //!   deterministic (same bits every call on a device: fixed lanes, fixed fold order).
+//! - argmin and argmax: [`GpuStream::arg_along`] and [`GpuStream::segmented_arg`], values
+//!   and u32 or u64 indices ([`arg::AxisIndex`]) into two outputs; an empty line gets the identity
+//!   and an all-ones index.
 //! - Calls enqueue without waiting; bad input gets its typed error and launches nothing.
-mod arg;
+pub mod arg;
 mod plan;
 
-pub use arg::AxisIndex;
 pub use plan::{
     auto_strategy, first_grid, fold_plan, lanes_for, resolve, Axis, AxisShape, AxisStrategy, FoldPlan, AXIS_MAX_CHUNKS,
 };
@@ -258,6 +260,7 @@ impl GpuStream {
     }
 
     /// One typed op's output `out`, `per` accumulators per result.
+    #[allow(clippy::too_many_arguments)]
     fn typed_along<T: TypedElement, O: DeviceCopy>(
         &self,
         op: TypedOp,
