@@ -169,6 +169,12 @@ unsafe fn arg_fold_body<T: Copy, O: ReduceOp<Acc = ValueIndex<T>>>(
         let p = partials.add(item * chunks);
         let mut acc = O::identity();
         let mut k = tid;
+        // Four partials in flight (the pick is order-free: value, then smaller index).
+        while k + 3 * step < chunks {
+            let (a, b, c, d) = (*p.add(k), *p.add(k + step), *p.add(k + 2 * step), *p.add(k + 3 * step));
+            acc = O::combine(O::combine(acc, a), O::combine(b, O::combine(c, d)));
+            k += 4 * step;
+        }
         while k < chunks {
             acc = O::combine(acc, *p.add(k));
             k += step;
