@@ -222,21 +222,27 @@ fn axis_names(kernel: &str) -> Vec<String> {
         .collect()
 }
 
+/// Axis kernel `name` (of kind `kernel`) reads as its kind does: rows with 16-byte loads and
+/// group shuffles, fold with a block barrier, columns from global memory.
+fn axis_kernel_reads(kernel: &str, name: &str) {
+    let body = entry(name);
+    match kernel {
+        "rows" => assert!(
+            body.contains("ld.global.nc.v4.u32") && body.contains("shfl.sync.bfly"),
+            "{}: 16-byte loads and group shuffles",
+            name
+        ),
+        "fold" => assert!(body.contains("barrier.sync 0"), "{}: the block fold", name),
+        _ => assert!(body.contains("ld.global"), "{} reads its column", name),
+    }
+}
+
 #[test]
 fn axis_kernels_exist_with_their_loads_and_shuffles() {
     for kernel in AXIS_KERNELS.iter() {
         assert_eq!(axis_names(kernel).len(), 40);
         for name in axis_names(kernel) {
-            let body = entry(&name);
-            match *kernel {
-                "rows" => assert!(
-                    body.contains("ld.global.nc.v4.u32") && body.contains("shfl.sync.bfly"),
-                    "{}: 16-byte loads and group shuffles",
-                    name
-                ),
-                "fold" => assert!(body.contains("barrier.sync 0"), "{}: the block fold", name),
-                _ => assert!(body.contains("ld.global"), "{} reads its column", name),
-            }
+            axis_kernel_reads(kernel, &name);
         }
     }
     assert!(entry("axis_rows_sum_u8").contains("dp4a.u32.u32"));
@@ -250,17 +256,8 @@ fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
         for op in AXIS_ARG_OPS.iter() {
             for t in AXIS_TYPES.iter() {
                 let name = format!("axis_arg_{}_{}_{}", kernel, op, t);
-                let body = entry(&name);
-                assert!(!body.contains(".local"), "{}: local memory", name);
-                match *kernel {
-                    "rows" => assert!(
-                        body.contains("ld.global.nc.v4.u32") && body.contains("shfl.sync.bfly"),
-                        "{}: 16-byte loads and group shuffles",
-                        name
-                    ),
-                    "fold" => assert!(body.contains("barrier.sync 0"), "{}: the block fold", name),
-                    _ => assert!(body.contains("ld.global"), "{} reads its column", name),
-                }
+                assert!(!entry(&name).contains(".local"), "{}: local memory", name);
+                axis_kernel_reads(kernel, &name);
             }
         }
     }
