@@ -111,16 +111,22 @@ pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
 /// One lane's fold of the `n` elements at `base` shared by a group of `lanes` lanes (this one
 /// is `lane`): 16-byte vector loads, four in flight, the range's misaligned head and
 /// tail read one by one, as in [`fold_vectorized`] (without its prefetch form).
-/// Thread mapping: vector `i` of the range goes to lane `i mod lanes` of the group.
+/// Thread mapping: vector `i` of the range, and head or tail element `i`, go to lane
+/// `i mod lanes` of the group.
 #[inline(always)]
 pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane: usize, lanes: usize) -> O::Acc {
     let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
     let mut acc = O::identity();
-    if lane < head {
-        acc = O::fold(acc, *base.add(lane));
+    // Head and tail hold up to `PER_VEC - 1` elements each, more than a narrow group has lanes.
+    let mut k = lane;
+    while k < head {
+        acc = O::fold(acc, *base.add(k));
+        k += lanes;
     }
-    if lane < n - tail {
-        acc = O::fold(acc, *base.add(tail + lane));
+    k = tail + lane;
+    while k < n {
+        acc = O::fold(acc, *base.add(k));
+        k += lanes;
     }
     let vecs = base.add(head) as *const [u32; 4];
     let mut i = lane;
@@ -193,11 +199,16 @@ pub unsafe fn fold_arg_range<E: ArgElement, O: ArgFold<E>>(
 ) -> O::Acc {
     let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
     let mut acc = O::identity();
-    if lane < head {
-        acc = O::combine(acc, O::element(*base.add(lane), (first + lane) as u64));
+    // Head and tail hold up to `PER_VEC - 1` elements each, more than a narrow group has lanes.
+    let mut k = lane;
+    while k < head {
+        acc = O::combine(acc, O::element(*base.add(k), (first + k) as u64));
+        k += lanes;
     }
-    if lane < n - tail {
-        acc = O::combine(acc, O::element(*base.add(tail + lane), (first + tail + lane) as u64));
+    k = tail + lane;
+    while k < n {
+        acc = O::combine(acc, O::element(*base.add(k), (first + k) as u64));
+        k += lanes;
     }
     let vecs = base.add(head) as *const [u32; 4];
     let mut state = O::start(lane);
