@@ -131,8 +131,9 @@ impl<T: DeviceCopy> Job<'_, T> {
 /// Enqueues `job` with the resolved `strategy`, then the fold when it splits results.
 ///
 /// # Safety
-/// `job.acc_bytes` is the size of `axis_*_{op}_{type}`'s accumulator; `job.out` is the device
-/// address of one per result, checked and lent for the call; `job.shape` fits `job.input`
+/// `job.acc_bytes` is the size of `axis_*_{op}_{type}`'s accumulator (a `ValueIndex<T>` for
+/// `axis_arg_*`); `job.out` holds the device addresses of one accumulator (or one value and one
+/// index of its width) per result, checked and lent for the call; `job.shape` fits `job.input`
 /// (checked) and, for segments, `job.offsets` holds m + 1 offsets.
 unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy: AxisStrategy) -> Result<()> {
     let shape = job.shape;
