@@ -52,11 +52,11 @@ for line in sys.stdin:
 PY
 )
 
-echo "== cargo test --release --workspace --features cudakernels/from-source --no-run"
-cargo test --release --workspace --features cudakernels/from-source --no-run --message-format=json | python3 -c "$PICK_TESTS" "$OUTDIR/tests"
+echo "== cargo test --release --workspace --features cudakernels/from-source,cudakernels/internals --no-run"
+cargo test --release --workspace --features cudakernels/from-source,cudakernels/internals --no-run --message-format=json | python3 -c "$PICK_TESTS" "$OUTDIR/tests"
 
 echo "== cargo build --release --bins"
-cargo build --release --features cudakernels/from-source --bins
+cargo build --release --features cudakernels/from-source,cudakernels/internals --bins
 cp "$TARGET_DIR/release/cudakernels" "$TARGET_DIR/release/bench" "$TARGET_DIR/release/open_time" "$OUTDIR/bin/"
 
 echo "== the stable consumer (examples/consumer), on the committed images"

@@ -10,7 +10,7 @@ manifest=$ROOT/examples/consumer/Cargo.toml
 export CARGO_TARGET_DIR=$ROOT/target/consumer
 # What cust needs to link: a folder with lib64/stubs/libcuda.so (setup's, or a CUDA toolkit's).
 export CUDA_LIBRARY_PATH=${CUDA_LIBRARY_PATH:-$ROOT/.deps/libcuda}
-bin=$CARGO_TARGET_DIR/release/consumer
+bin=${CONSUMER_BIN:-$CARGO_TARGET_DIR/release/consumer}
 
 build() {
     # From outside the repository, so that none of its .cargo/config.toml applies.

@@ -22,12 +22,12 @@ cargo +stable fmt --all -- --check && cargo +stable fmt --manifest-path "$consum
     || fail "formatting differs from rustfmt.toml: run \`cargo +stable fmt --all && cargo +stable fmt --manifest-path $consumer\`"
 
 echo "== cargo +stable clippy -D warnings"
-cargo +stable clippy --quiet --workspace --all-targets -- -D warnings \
-    || fail "clippy found warnings: run \`cargo +stable clippy --workspace --all-targets -- -D warnings\` and fix them"
+cargo +stable clippy --quiet --workspace --all-targets --features cudakernels/internals -- -D warnings \
+    || fail "clippy found warnings: run \`cargo +stable clippy --workspace --all-targets --features cudakernels/internals -- -D warnings\` and fix them"
 
 echo "== cargo +stable doc (warnings are errors)"
-RUSTDOCFLAGS="-D warnings" cargo +stable doc --quiet --no-deps -p host -p cudakernels \
-    || fail "rustdoc found warnings: run \`RUSTDOCFLAGS='-D warnings' cargo +stable doc --no-deps -p host -p cudakernels\`"
+RUSTDOCFLAGS="-D warnings" cargo +stable doc --quiet --no-deps -p cudakernels-host -p cudakernels \
+    || fail "rustdoc found warnings: run \`RUSTDOCFLAGS='-D warnings' cargo +stable doc --no-deps -p cudakernels-host -p cudakernels\`"
 echo "== layers (no file imports a file that imports it back)"
 python3 scripts/check_layers.py host/src kernels/src src \
     || fail "an import circle: move what both files need into a file below both (scripts/check_layers.py)"

@@ -147,3 +147,81 @@ fn bad_input_is_refused_before_any_launch() {
     assert_eq!(&got[4..4 + m], &vec![bf16::from_f32(4.0); m][..], "each row of ones times four ones");
     assert_eq!(download(gpu, &y), y_host, "no refused call wrote y");
 }
+
+/// n rounded up to a whole 16-byte vector of halves.
+fn whole_vectors(n: usize) -> usize {
+    (n + 7) / 8 * 8
+}
+
+#[test]
+fn vector_kernels_at_every_width_alignment_and_batch() {
+    let handle = match gpu("vector_kernels_at_every_width_alignment_and_batch") {
+        Some(g) => g,
+        None => return,
+    };
+    let gpu = handle.default_stream();
+    let mut rng = Rng::fresh("gemv_half_vector");
+    // Widths around the 8-element vector and the 8, 16 and 32 lanes per row; lda a whole
+    // number of vectors (the vector kernel) or one past it (the scalar one).
+    let widths = [1usize, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 4104];
+    for &n in widths.iter() {
+        for &(m, beta) in [(1usize, 0.0f32), (33, 0.0), (130, -1.0)].iter() {
+            for &lda in [whole_vectors(n), whole_vectors(n) + 8, n + 1].iter() {
+                each_triple(gpu, &mut rng, &Call { lda, beta, ..Call::new(Op::N, m, n, 1, 1) }, false);
+            }
+        }
+    }
+    // Op::T: n a multiple of 8 (the vector kernel; others the scalar one), rows from one to
+    // enough for splits, x and y strided too.
+    for &n in [8usize, 16, 24, 60, 64, 128, 136, 2048, 2056].iter() {
+        for &(m, beta) in [(1usize, 0.0f32), (33, -1.0), (700, 0.0), (5000, 2.0)].iter() {
+            for &lda in [whole_vectors(n), whole_vectors(n) + 8, n + 1].iter() {
+                each_triple(gpu, &mut rng, &Call { lda, beta, ..Call::new(Op::T, m, n, 1, 1) }, false);
+            }
+            each_triple(
+                gpu,
+                &mut rng,
+                &Call { lda: n, beta, offsets: (8, 1, 3), ..Call::new(Op::T, m, n, 2, 3) },
+                false,
+            );
+        }
+    }
+    // A and x views 0..7 elements in (8: whole vectors again), y views anywhere.
+    for &n in [64usize, 129, 4104].iter() {
+        for shift in 0..=8 {
+            let c =
+                Call { lda: whole_vectors(n), offsets: (shift, 8 - shift, shift + 1), ..Call::new(Op::N, 40, n, 1, 1) };
+            each_triple(gpu, &mut rng, &c, false);
+        }
+    }
+    // Batches whose strides keep every problem on whole vectors, and one that does not.
+    for &n in [16usize, 64, 72, 128, 300].iter() {
+        let lda = whole_vectors(n);
+        for &op in [Op::N, Op::T].iter() {
+            let c = Call { lda, beta: 2.0, ..Call::new(op, 37, n, 1, 1) };
+            for &count in [1usize, 2, 1000].iter() {
+                each_triple(gpu, &mut rng, &c.batched(count, (lda - n, lda - n, 1)), false);
+                each_triple(gpu, &mut rng, &c.batched(count, (lda - n + 1, lda - n, 1)), false);
+            }
+        }
+    }
+}
+
+#[test]
+fn vector_kernels_on_attention_decode() {
+    let handle = match gpu("vector_kernels_on_attention_decode") {
+        Some(g) => g,
+        None => return,
+    };
+    let gpu = handle.default_stream();
+    let mut rng = Rng::fresh("gemv_half_attention");
+    // Scores (Op::N: K · q) and values (Op::T: Vᵀ · p): one cache (kv × head) per head,
+    // problems back to back; the values split their rows across blocks.
+    for &(heads, kv, head) in [(32usize, 512usize, 64usize), (64, 512, 128), (32, 4096, 64), (32, 4096, 128)].iter() {
+        for &op in [Op::N, Op::T].iter() {
+            let (x_len, y_len) = if op == Op::N { (head, kv) } else { (kv, head) };
+            let batch = SgemvBatch { count: heads, stride_a: kv * head, stride_x: x_len, stride_y: y_len };
+            each_triple(gpu, &mut rng, &Call { batch, ..Call::new(op, kv, head, 1, 1) }, false);
+        }
+    }
+}

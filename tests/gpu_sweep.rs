@@ -236,39 +236,42 @@ fn axis_arg_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
 /// How a half-precision sweep makes A's, x's and y's elements from f32 and reads y back.
 type Conversions<A, X, Y> = (fn(f32) -> A, fn(f32) -> X, fn(f32) -> Y, fn(Y) -> f32);
 
-/// One half-precision gemv of A, x and y of types A, X and Y, both ops, 2 problems with
-/// incx 2, on small integers (exact in every type): y against the CPU's sums.
+/// Half-precision gemv of A, x and y of types A, X and Y, 2 problems, each kernel once: the
+/// scalar ones (Op::N with incx 2, Op::T with A one element in), the vector ones (whole
+/// 16-byte rows; Op::T with incx 2), on small integers (exact in every type): y against the
+/// CPU's sums.
 fn half_gemv<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A> + Default>(
     gpu: &GpuStream,
     of: Conversions<A, X, Y>,
 ) -> usize {
     let (a_of, x_of, y_of, y_f32) = of;
     let types = (<A as HalfWeight>::NAME, <X as GemvVector<A>>::NAME, <Y as GemvVector<A>>::NAME);
-    let (m, n) = (37usize, 70usize);
-    let a_host: Vec<f32> = (0..2 * m * n).map(|i| (i % 5) as f32 - 2.0).collect();
+    let (m, n) = (37usize, 72usize);
+    let a_host: Vec<f32> = (0..2 * m * n + 1).map(|i| (i % 5) as f32 - 2.0).collect();
     let a = upload(&a_host.iter().map(|&v| a_of(v)).collect::<Vec<A>>());
-    for &op in [Op::N, Op::T].iter() {
+    for &(op, incx, shift) in [(Op::N, 2usize, 0usize), (Op::T, 2, 1), (Op::N, 1, 0), (Op::T, 2, 0)].iter() {
         let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
         let x_host: Vec<f32> = (0..2 * 2 * x_len).map(|i| (i % 3) as f32 - 1.0).collect();
         let x = upload(&x_host.iter().map(|&v| x_of(v)).collect::<Vec<X>>());
         let mut y = upload(&vec![y_of(f32::NAN); 2 * y_len]);
         let batch = SgemvBatch { count: 2, stride_a: m * n, stride_x: 2 * x_len, stride_y: y_len };
-        let opts = SgemvOptions { op, incx: 2, ..SgemvOptions::default() };
-        gpu.gemv(m, n, &a, &x, &mut y, batch, opts).unwrap_or_else(|e| panic!("{:?} {:?}: {}", types, op, e));
+        let opts = SgemvOptions { op, incx, ..SgemvOptions::default() };
+        let a_view = a.index(shift..);
+        gpu.gemv(m, n, &a_view, &x, &mut y, batch, opts).unwrap_or_else(|e| panic!("{:?} {:?}: {}", types, op, e));
         let got = download(gpu, &y);
         for b in 0..2 {
             for i in 0..y_len {
                 let dot: f32 = (0..x_len)
                     .map(|k| {
                         let (r, c) = if op == Op::N { (i, k) } else { (k, i) };
-                        a_host[b * m * n + r * n + c] * x_host[b * 2 * x_len + 2 * k]
+                        a_host[shift + b * m * n + r * n + c] * x_host[b * 2 * x_len + incx * k]
                     })
                     .sum();
                 assert_eq!(y_f32(got[b * y_len + i]), dot, "{:?} {:?} problem {} y[{}]", types, op, b, i);
             }
         }
     }
-    2
+    4
 }
 
 /// Every half-precision kernel: each weight type with x and y each f32 or its own type.

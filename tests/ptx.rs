@@ -3,8 +3,8 @@
 //! flagged finish) with no local memory.
 use cudakernels::sgemv::dispatch::stripe_depths;
 use cudakernels::{
-    ladder_entry_point, ArgOp, LadderKernel, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_OPS, AXIS_KERNELS, AXIS_TYPES,
-    HALF_GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
+    ladder_entry_point, ArgOp, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_OPS, AXIS_KERNELS,
+    AXIS_TYPES, HALF_GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
 };
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
@@ -79,9 +79,20 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
 
 #[test]
 fn half_gemv_kernels_widen_in_hardware_and_round_y_to_nearest_even() {
-    assert_eq!(HALF_GEMV_KERNELS.len(), 16);
+    assert_eq!(HALF_GEMV_KERNELS.len(), 32);
     for e in HALF_GEMV_KERNELS {
         let body = entry(e.name);
+        if e.vector {
+            assert!(body.contains("ld.global.nc.v4.u32"), "{} has no 16-byte load", e.name);
+            if e.op == Op::N {
+                assert!(body.contains("shfl.sync.bfly"), "{} folds its lanes by shuffles", e.name);
+            } else {
+                // Splits fold by the tile's last block: a ticket, fences, volatile partials.
+                for inst in ["atom.relaxed.gpu.add.u32", "fence.acq_rel.gpu", "ld.volatile.global"].iter() {
+                    assert!(body.contains(inst), "{} lacks {}", e.name, inst);
+                }
+            }
+        }
         // f16 widens with cvt.f32.f16; bf16 by a shift (no conversion instruction).
         if e.a == "f16" {
             assert!(body.contains("cvt.f32.f16"), "{} does not widen A with cvt.f32.f16", e.name);
@@ -94,7 +105,10 @@ fn half_gemv_kernels_widen_in_hardware_and_round_y_to_nearest_even() {
         if let Some(inst) = narrow {
             assert!(body.contains(inst), "{} does not round y with {}", e.name, inst);
         }
-        assert!(body.contains("ld.global.nc.u16"), "{} loads no 16-bit element", e.name);
+        // Scalar kernels load halves one by one; the vector ones 16 bytes at a time.
+        if !e.vector {
+            assert!(body.contains("ld.global.nc.u16"), "{} loads no 16-bit element", e.name);
+        }
         if e.x == "f16" && e.a == "f16" {
             assert!(body.matches("cvt.f32.f16").count() >= 2, "{} widens x too", e.name);
         }
@@ -264,4 +278,52 @@ fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
     // Halves find a vector's extreme two lanes at a time.
     assert!(entry("axis_arg_rows_argmax_bf16").contains("max.NaN.bf16x2"));
     assert!(entry("axis_arg_rows_argmin_f16").contains("min.NaN.f16x2"));
+}
+
+/// Registers of every entry point in the sm_90 SASS of the committed PTX, from the pinned
+/// `ptxas -v` (the `PTXAS` of the setup's `.cargo/config.toml`): `None` without it.
+fn sm90_registers() -> Option<Vec<(String, u32)>> {
+    let ptxas = option_env!("PTXAS")?;
+    let dir = std::env::temp_dir().join(format!("cudakernels-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join("kernels.ptx");
+    std::fs::write(&ptx, PTX).unwrap();
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch=sm_90", "-v", "-o"])
+        .arg(dir.join("kernels.cubin"))
+        .arg(&ptx)
+        .output()
+        .expect("running ptxas");
+    assert!(out.status.success(), "ptxas failed: {}", String::from_utf8_lossy(&out.stderr));
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut regs = Vec::new();
+    let mut name = None;
+    for line in log.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            name = rest.split('\'').next().map(str::to_string);
+        } else if let (Some(n), Some(rest)) = (&name, line.split("Used ").nth(1)) {
+            let count = rest.split(' ').next().and_then(|c| c.parse().ok()).expect("a register count");
+            regs.push((n.clone(), count));
+            name = None;
+        }
+    }
+    Some(regs)
+}
+
+/// The typed and arg kernels launch with up to `MAX_BLOCK` = 1024 threads on large inputs, so
+/// they must fit 65,536 registers per block: at most 64 per thread.
+#[test]
+fn kernels_launched_with_1024_threads_fit_64_registers() {
+    let regs = match sm90_registers() {
+        Some(r) => r,
+        None => return println!("SKIPPED: no PTXAS in this build's environment"),
+    };
+    let mut checked = 0;
+    for name in typed_names().into_iter().chain(arg_names()) {
+        let &(_, count) = regs.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("{} not in ptxas -v", name));
+        assert!(count <= 64, "{} uses {} registers: a 1024-thread block cannot launch", name, count);
+        checked += 1;
+    }
+    assert_eq!(checked, typed_names().len() + arg_names().len());
 }

@@ -27,6 +27,15 @@ pub struct KernelImages {
     pub cubins: &'static [Cubin],
 }
 
+/// The committed images, from the package of the kernels crate (`cudakernels-gpu`).
+pub static COMMITTED: KernelImages = KernelImages { ptx: kernels::images::PTX, cubins: &COMMITTED_CUBINS };
+
+const COMMITTED_CUBINS: [Cubin; 4] = [committed(0), committed(1), committed(2), committed(3)];
+
+const fn committed(i: usize) -> Cubin {
+    Cubin { sm: kernels::images::CUBINS[i].0, image: kernels::images::CUBINS[i].1 }
+}
+
 /// Which image to load.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ImageChoice {

@@ -4,6 +4,11 @@
 //! Inputs are `&DeviceSlice<T>`, outputs `&mut DeviceSlice<T>`; every entry point returns a
 //! [`Result`] with the one [`Error`] enum. A [`Gpu`] is shared between threads; each
 //! [`GpuStream`] has its own scratch (see [`gpu`] for streams and drop semantics).
+//!
+//! The reduction ladder (every step of the sum, for study and the benchmark) is in [`ladder`].
+//! The `internals` feature (unstable, not covered by semver; the tests and the benchmark enable
+//! it) also exports the planning internals: entry-point tables and names, grids, sgemv plans and
+//! launch arithmetic.
 #![deny(unsafe_op_in_unsafe_fn)]
 pub mod arg;
 pub mod axis;
@@ -12,32 +17,47 @@ pub mod error;
 pub mod gpu;
 pub mod image;
 pub mod ladder;
+#[cfg(feature = "internals")]
 pub mod launch;
+#[cfg(not(feature = "internals"))]
+mod launch;
 pub mod multi;
 pub mod nccl;
 pub mod reduce;
 pub mod sgemv;
 pub mod typed;
 
-pub use arg::{arg_entry_point, ArgOp, ValueIndex};
+pub use arg::{ArgOp, ValueIndex};
 pub use axis::arg::AxisIndex;
 pub use axis::{Axis, AxisShape, AxisStrategy};
 pub use cust;
 pub use error::{Error, Result};
 pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
-pub use kernels::arg::{ARG_OPS, ARG_TYPES};
-pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
-pub use kernels::axis_arg::AXIS_ARG_OPS;
 pub use kernels::config;
-pub use kernels::reduce::{LadderGrid, LADDER_BLOCKS, LADDER_TYPES};
-pub use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
-pub use kernels::sgemv::SGEMV_KERNELS;
-pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};
-pub use ladder::{ladder_entry_point, ladder_grid, Finish, LadderKernel, ReduceStrategy, SumElement};
+pub use ladder::{ReduceStrategy, SumElement};
 pub use multi::{MultiGpu, RowShard};
+pub use nccl::NcclId;
 pub use sgemv::{
-    GemvVector, HalfWeight, Occupancy, Op, RawSlice, SgemvBatch, SgemvCall, SgemvExtra, SgemvKernel, SgemvLaunch,
-    SgemvLayout, SgemvOptions, SgemvPlan, SgemvShape,
+    GemvVector, HalfWeight, Op, SgemvBatch, SgemvCall, SgemvKernel, SgemvLaunch, SgemvLayout, SgemvOptions, SgemvShape,
 };
-pub use typed::{bf16, f16, typed_entry_point, TypedElement, TypedOp};
+pub use typed::{bf16, f16, TypedElement, TypedOp};
+
+/// Planning internals for the tests and the benchmark (`internals` feature; unstable).
+#[cfg(feature = "internals")]
+mod internals {
+    pub use crate::arg::arg_entry_point;
+    pub use crate::ladder::{
+        ladder_entry_point, ladder_grid, Finish, LadderGrid, LadderKernel, LADDER_BLOCKS, LADDER_TYPES,
+    };
+    pub use crate::sgemv::{half_gemv_entry_point, Occupancy, RawSlice, SgemvExtra, SgemvPlan};
+    pub use crate::typed::typed_entry_point;
+    pub use kernels::arg::{ARG_OPS, ARG_TYPES};
+    pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
+    pub use kernels::axis_arg::AXIS_ARG_OPS;
+    pub use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
+    pub use kernels::sgemv::SGEMV_KERNELS;
+    pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};
+}
+#[cfg(feature = "internals")]
+pub use internals::*;

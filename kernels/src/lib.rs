@@ -29,5 +29,9 @@ pub mod reduce;
 pub mod sgemv;
 pub mod typed;
 
+/// The committed images, embedded by the host build.
+#[cfg(not(target_os = "cuda"))]
+pub mod images;
+
 gpu_modules!(pub block, halves, ops, packed, publish, shuffle, thread, warp);
 gpu_modules!(shared);

@@ -165,18 +165,32 @@ pub unsafe fn fold_arg_vectorized<E: ArgElement, O: ArgFold<E>>(input: &[E]) -> 
     }
     let vecs = base.add(head) as *const [u32; 4];
     let unroll = VECTOR_UNROLL as usize;
-    let mut state = O::start(gid);
-    let mut i = gid;
-    while i + (unroll - 1) * stride < nvec {
-        let batch = [
+    let batch = |i: usize| {
+        [
             load_v4(vecs.add(i)),
             load_v4(vecs.add(i + stride)),
             load_v4(vecs.add(i + 2 * stride)),
             load_v4(vecs.add(i + 3 * stride)),
-        ];
-        for j in 0..4 {
-            O::see(&mut state, &batch[j], i + j * stride);
+        ]
+    };
+    let mut state = O::start(gid);
+    let mut i = gid;
+    if O::PREFETCH && i + (unroll - 1) * stride < nvec {
+        // The same batches in the same order, each one's loads issued before the last is seen.
+        let mut current = batch(i);
+        let mut at = i;
+        i += unroll * stride;
+        while i + (unroll - 1) * stride < nvec {
+            let next = batch(i);
+            O::see4(&mut state, &current, at, stride);
+            current = next;
+            at = i;
+            i += unroll * stride;
         }
+        O::see4(&mut state, &current, at, stride);
+    }
+    while i + (unroll - 1) * stride < nvec {
+        O::see4(&mut state, &batch(i), i, stride);
         i += unroll * stride;
     }
     while i < nvec {

@@ -22,7 +22,7 @@ pub(super) struct Join {
     pub(super) lo: DeviceSlice<Word>,
     /// Every rank's minmax max, gathered in rank order, packed.
     pub(super) hi: DeviceSlice<Word>,
-    /// Page-locked landing place of a region read back.
+    /// Page-locked landing place of a region read back: a result, or every rank's word of `lo`.
     pub(super) host: LockedBuffer<Word>,
     /// Recorded on the rank's stream after the work a wait is for, then polled.
     pub(super) mark: Event,
@@ -37,7 +37,7 @@ impl Join {
         let lens = [PAIR_WORDS, PAIR_WORDS, ranks, ranks];
         let memory = DeviceBuffer::zeroed(lens.iter().sum()).check("cuMemAlloc")?;
         let [send, result, lo, hi] = carve(&memory, lens);
-        let host = LockedBuffer::new(&0, PAIR_WORDS).check("cuMemAllocHost")?;
+        let host = LockedBuffer::new(&0, PAIR_WORDS.max(ranks)).check("cuMemAllocHost")?;
         let mark = Event::new(EventFlags::DISABLE_TIMING).check("cuEventCreate")?;
         Ok(Join { send, result, lo, hi, host, mark, _memory: memory })
     }

@@ -1,17 +1,18 @@
-//! [`MultiGpu`]: the devices of one host and their NCCL communicators, one rank each, opened
-//! and dropped together; its collective lock, and the bounded waits that abort on a failure.
+//! [`MultiGpu`]: the devices this process drives and their NCCL communicators, one rank each,
+//! opened and dropped together; its collective lock, and the bounded waits that abort on a failure.
 use super::join::Join;
 use super::wait::{poll_ranks, Progress, DEFAULT_WAIT_LIMIT};
 use crate::error::{Check, Error, Result};
 use crate::gpu::Gpu;
-use crate::nccl::{Comm, Nccl, NcclVersion, RawStream};
+use crate::nccl::{rank_args, Comm, Nccl, NcclId, NcclVersion, RawStream};
 use cust::event::EventStatus;
 use cust::memory::{DeviceBuffer, DeviceCopy};
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// Several devices of one host, one NCCL communicator each. `Send + Sync`; one collective
-/// runs at a time (an internal lock).
+/// Ranks of one NCCL communicator that this process drives, one device each: every device of
+/// the communicator ([`MultiGpu::new`]), or one device of a communicator spread over processes
+/// ([`MultiGpu::init_rank`]). `Send + Sync`; one collective runs at a time (an internal lock).
 ///
 /// No call waits on the ranks unboundedly: a rank whose stream faults, whose communicator
 /// reports an NCCL error, or whose work outlasts [`MultiGpu::wait_limit`] fails the call with
@@ -23,6 +24,10 @@ pub struct MultiGpu {
     pub(super) comms: Vec<Comm>,
     pub(super) nccl: Nccl,
     pub(super) gpus: Vec<Gpu>,
+    /// The communicator's rank of `gpus[0]`; the others follow it.
+    first_rank: usize,
+    /// The communicator's ranks, in every process.
+    total_ranks: usize,
 }
 
 /// What the collective lock guards.
@@ -60,7 +65,31 @@ impl MultiGpu {
         // Last, so that nothing after it can fail and leave communicators behind.
         let comms = nccl.init_all(&ordinals)?;
         let state = Mutex::new(State { join, failed: None });
-        Ok(MultiGpu { state, wait_limit: DEFAULT_WAIT_LIMIT, comms, nccl, gpus })
+        let total_ranks = gpus.len();
+        Ok(MultiGpu { state, wait_limit: DEFAULT_WAIT_LIMIT, comms, nccl, gpus, first_rank: 0, total_ranks })
+    }
+
+    /// One process's rank of a communicator spread over processes (one per GPU, as multi-node
+    /// programs run): `gpu` becomes rank `rank` of `nranks`, all made from `id`, which one rank
+    /// made with [`Nccl::unique_id`] and the caller sent to the others. Blocks until every rank
+    /// has called it (NCCL's rule). The collectives then work as with [`MultiGpu::new`]: each
+    /// process passes its own shard, and every rank ends with the result. `Error::TooLarge` or
+    /// `Error::Unsupported` for a rank outside `0..nranks` or no ranks, before NCCL is called.
+    pub fn init_rank(gpu: Gpu, id: &NcclId, nranks: usize, rank: usize) -> Result<MultiGpu> {
+        rank_args(nranks, rank)?;
+        MultiGpu::init_rank_with_nccl(gpu, Nccl::load()?, id, nranks, rank)
+    }
+
+    /// [`MultiGpu::init_rank`] with an NCCL already loaded.
+    pub fn init_rank_with_nccl(gpu: Gpu, nccl: Nccl, id: &NcclId, nranks: usize, rank: usize) -> Result<MultiGpu> {
+        rank_args(nranks, rank)?;
+        let join = vec![Join::new(&gpu, nranks)?];
+        gpu.bind()?;
+        // Last, so that nothing after it can fail and leave a communicator behind.
+        let comms = vec![nccl.init_rank(id, nranks, rank)?];
+        let state = Mutex::new(State { join, failed: None });
+        let (wait_limit, gpus) = (DEFAULT_WAIT_LIMIT, vec![gpu]);
+        Ok(MultiGpu { state, wait_limit, comms, nccl, gpus, first_rank: rank, total_ranks: nranks })
     }
 
     /// The same, with waits on the ranks bounded by `limit` instead of
@@ -80,9 +109,29 @@ impl MultiGpu {
         &self.gpus
     }
 
-    /// Number of ranks.
+    /// Number of ranks this process drives (its devices; shards and results are one per rank).
     pub fn ranks(&self) -> usize {
         self.gpus.len()
+    }
+
+    /// Number of ranks of the communicator, in every process ([`MultiGpu::ranks`] within one).
+    pub fn total_ranks(&self) -> usize {
+        self.total_ranks
+    }
+
+    /// The communicator's rank of `gpus()[0]` (0 within one process); the others follow it.
+    pub fn first_rank(&self) -> usize {
+        self.first_rank
+    }
+
+    /// Whether the communicator spans processes other than this one.
+    pub(super) fn spans_processes(&self) -> bool {
+        self.total_ranks > self.gpus.len()
+    }
+
+    /// The index in `gpus()` of the communicator's rank `rank`, where this process drives it.
+    pub(super) fn local(&self, rank: usize) -> Option<usize> {
+        rank.checked_sub(self.first_rank).filter(|&i| i < self.gpus.len())
     }
 
     /// The loaded NCCL's release.
@@ -90,11 +139,12 @@ impl MultiGpu {
         self.nccl.version()
     }
 
-    /// Splits `host` into `ranks()` contiguous shards as even as can be (the first
-    /// `len % ranks` get one more) and uploads shard i to rank i.
+    /// Splits `host` into `total_ranks()` contiguous shards as even as can be (the first
+    /// `len % total_ranks` get one more) and uploads shard i to rank i: this process's ranks'.
     pub fn scatter<T: DeviceCopy>(&self, host: &[T]) -> Result<Vec<DeviceBuffer<T>>> {
-        shard_ranges(host.len(), self.ranks())
+        shard_ranges(host.len(), self.total_ranks)
             .into_iter()
+            .skip(self.first_rank)
             .zip(&self.gpus)
             .map(|(range, gpu)| upload(gpu, &host[range]))
             .collect()

@@ -94,7 +94,7 @@ impl MultiGpu {
     /// Enqueues joining the ranks' partial sums: an all-reduce in place, or a gather and a fold
     /// into the result region. Returns the region that then holds the sum.
     fn join_partial_sums<S: JoinSum>(&self, join: &[Join]) -> Result<Region> {
-        let ranks = self.ranks();
+        let ranks = self.total_ranks();
         match S::ALL_REDUCE {
             Some(dtype) => {
                 self.group(|r| {
@@ -119,10 +119,14 @@ impl MultiGpu {
     /// empty shard), the ranks all-gather the minima and the maxima, and each rank folds them.
     fn join_extreme<T: TypedElement>(&self, op: TypedOp, shards: &[&DeviceSlice<T>]) -> Result<Vec<(T, T)>> {
         self.check_ranks(shards.len())?;
-        if shards.iter().all(|s| s.is_empty()) {
+        if !self.spans_processes() && shards.iter().all(|s| s.is_empty()) {
             return Err(Error::Empty { op: op.name() });
         }
         let pairs = self.collective(|join| {
+            // Across processes every rank learns whether all shards are empty, and all fail alike.
+            if self.spans_processes() && self.total_len(join, shards)? == 0 {
+                return Err(Error::Empty { op: op.name() });
+            }
             self.extreme_partials(op, shards, join)?;
             let size = std::mem::size_of::<T>();
             match op {
@@ -169,7 +173,7 @@ impl MultiGpu {
     /// Enqueues each rank's fold of the gathered minima and maxima into its result region, as
     /// two adjacent T (the second only for minmax), as `read_all` reads them back.
     fn fold_extremes<T: TypedElement>(&self, op: TypedOp, join: &[Join]) -> Result<()> {
-        let ranks = self.ranks();
+        let ranks = self.total_ranks();
         for (gpu, j) in self.gpus.iter().zip(join) {
             let stream = gpu.default_stream();
             let (lo, hi) = (elements::<T>(&j.lo, ranks), elements::<T>(&j.hi, ranks));
@@ -188,7 +192,7 @@ impl MultiGpu {
 
     /// All-gathers `bytes` of every rank's partial, in one group: from the first of
     /// [`Join::halves`] into `lo`, and with `pairs` also from the second into `hi`.
-    fn gather(&self, join: &[Join], bytes: usize, pairs: bool) -> Result<()> {
+    pub(super) fn gather(&self, join: &[Join], bytes: usize, pairs: bool) -> Result<()> {
         self.group(|r| {
             let j = &join[r];
             let [first, second] = j.halves();
@@ -224,6 +228,26 @@ impl MultiGpu {
                 .check("cuMemcpyDtoDAsync")?;
         }
         self.gather(join, size, true)
+    }
+
+    /// The shards' total length over every rank of every process: an all-reduce of each rank's
+    /// length, read back.
+    fn total_len<T: DeviceCopy>(&self, join: &mut [Join], shards: &[&DeviceSlice<T>]) -> Result<Word> {
+        for ((gpu, shard), j) in self.gpus.iter().zip(shards).zip(join.iter()) {
+            let len = [shard.len() as Word];
+            gpu.bind()?;
+            // SAFETY: a pageable source is staged before the call returns; the copy runs in this
+            // rank's stream order, before the all-reduce.
+            unsafe { j.result.index(..1).async_copy_from(&len[..], gpu.default_stream().stream()) }
+                .check("cuMemcpyHtoDAsync")?;
+        }
+        self.group(|r| {
+            let slot = address(&join[r].result);
+            // SAFETY: each rank's result region holds its length word, copied in before on its
+            // stream; the scratch is locked.
+            unsafe { self.nccl.all_reduce(slot, slot, 1, DataType::U64, RedOp::Sum, self.comms[r], self.raw_stream(r)) }
+        })?;
+        Ok(self.read_all::<[Word; 1]>(join, |j| j.result)?[0][0])
     }
 
     /// Copies the `joined` region (a `V` of at most two words) of every rank's join scratch to

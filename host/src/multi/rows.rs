@@ -1,9 +1,10 @@
 //! Row-sharded sgemv, and the broadcasts that feed x and gather y.
+use super::join::{Join, Word};
 use super::ranks::MultiGpu;
-use crate::error::{Error, Result};
+use crate::error::{Check, Error, Result};
 use crate::nccl::DataType;
 use crate::sgemv::{Op, RawSlice, SgemvCall, SgemvOptions};
-use cust::memory::{DeviceCopy, DeviceSlice};
+use cust::memory::{AsyncCopyDestination, DeviceCopy, DeviceSlice};
 
 /// One GPU's part of a row-sharded sgemv: its `rows` rows of A (row-major, `opts.lda` or n
 /// apart), a full-length `x` (rank 0's holds the input; [`MultiGpu::sgemv_rows`] broadcasts it
@@ -46,10 +47,10 @@ impl MultiGpu {
     /// broadcast; all of `bufs`, one per rank, must have the same length).
     pub fn broadcast<T: DeviceCopy>(&self, root: usize, bufs: &mut [&mut DeviceSlice<T>]) -> Result<()> {
         self.check_ranks(bufs.len())?;
-        if root >= self.ranks() {
-            return Err(Error::Unsupported { what: format!("root rank {} of {}", root, self.ranks()) });
+        if root >= self.total_ranks() {
+            return Err(Error::Unsupported { what: format!("root rank {} of {}", root, self.total_ranks()) });
         }
-        let len = bufs[root].len();
+        let len = bufs[self.local(root).unwrap_or(0)].len();
         if let Some(b) = bufs.iter().find(|b| b.len() != len) {
             return Err(Error::LengthMismatch { what: "broadcast buffer", expected: len, actual: b.len() });
         }
@@ -71,38 +72,71 @@ impl MultiGpu {
     }
 
     /// Enqueues copying every rank's rows of y (`shards[i].y`, in rank order) into each rank's
-    /// `full` y, whose length must be the sum of the row counts.
+    /// `full` y, whose length must be the sum of the row counts. Across processes, the ranks
+    /// first exchange their row counts (one all-gather, waited for); a process whose `full` is
+    /// then the wrong length returns `Error::LengthMismatch`, and its peers' next wait
+    /// `Error::RankFailed` once the wait limit passes.
     pub fn gather_rows(&self, shards: &[RowShard<'_>], full: &mut [&mut DeviceSlice<f32>]) -> Result<()> {
         self.check_ranks(shards.len())?;
         self.check_ranks(full.len())?;
-        let m: usize = shards.iter().map(|s| s.rows).sum();
-        for (s, f) in shards.iter().zip(full.iter()) {
-            if s.y.len() != s.rows {
-                return Err(Error::LengthMismatch { what: "y", expected: s.rows, actual: s.y.len() });
-            }
-            if f.len() != m {
-                return Err(Error::LengthMismatch { what: "full y", expected: m, actual: f.len() });
-            }
+        if let Some(s) = shards.iter().find(|s| s.y.len() != s.rows) {
+            return Err(Error::LengthMismatch { what: "y", expected: s.rows, actual: s.y.len() });
         }
-        self.collective(|_| self.broadcast_rows(shards, full))
+        if !self.spans_processes() {
+            let rows: Vec<usize> = shards.iter().map(|s| s.rows).collect();
+            check_full(&rows, full)?;
+            return self.collective(|_| self.broadcast_rows(&rows, shards, full));
+        }
+        self.collective(|join| {
+            let rows = self.all_rows(join, shards)?;
+            check_full(&rows, full)?;
+            self.broadcast_rows(&rows, shards, full)
+        })
     }
 
-    /// Enqueues one NCCL broadcast per rank with rows: its rows of y into every rank's `full`
-    /// at their offset. The caller has checked the lengths and runs inside `collective`.
-    fn broadcast_rows(&self, shards: &[RowShard<'_>], full: &[&mut DeviceSlice<f32>]) -> Result<()> {
+    /// Every rank's row count in rank order, all-gathered from every process and read back.
+    fn all_rows(&self, join: &mut [Join], shards: &[RowShard<'_>]) -> Result<Vec<usize>> {
+        for ((gpu, s), j) in self.gpus.iter().zip(shards).zip(join.iter()) {
+            let rows = [s.rows as Word];
+            gpu.bind()?;
+            // SAFETY: a pageable source is staged before the call returns; the copy runs in this
+            // rank's stream order, before the gather.
+            unsafe { j.send.index(..1).async_copy_from(&rows[..], gpu.default_stream().stream()) }
+                .check("cuMemcpyHtoDAsync")?;
+        }
+        self.gather(join, std::mem::size_of::<Word>(), false)?;
+        let total = self.total_ranks();
+        let (gpu, first) = (&self.gpus[0], &mut join[0]);
+        gpu.bind()?;
+        // SAFETY: both live in the locked join scratch (`host` holds a word per rank); the copy
+        // is waited for below.
+        unsafe { first.lo.index(..total).async_copy_to(&mut first.host[..total], gpu.default_stream().stream()) }
+            .check("cuMemcpyDtoHAsync")?;
+        self.wait_all(join)?;
+        // SAFETY: the pinned slot holds `total` words, copied in: the stream has passed its mark,
+        // recorded after the copy.
+        Ok((0..total).map(|i| unsafe { std::ptr::read_volatile(join[0].host.as_ptr().add(i)) } as usize).collect())
+    }
+
+    /// Enqueues one NCCL broadcast per rank with rows (`rows[root]`, every rank's in rank order):
+    /// its rows of y into every rank's `full` at their offset. The caller has checked the
+    /// lengths and runs inside `collective`.
+    fn broadcast_rows(&self, rows: &[usize], shards: &[RowShard<'_>], full: &[&mut DeviceSlice<f32>]) -> Result<()> {
         let mut offset = 0;
-        for (root, s) in shards.iter().enumerate() {
-            if s.rows > 0 {
-                let send = s.y.as_device_ptr().as_raw();
+        for (root, &count) in rows.iter().enumerate() {
+            if count > 0 {
+                // Only the root's send buffer is read; a process without the root passes its own.
+                let root_y = self.local(root).map(|i| shards[i].y.as_device_ptr().as_raw());
                 self.group(|r| {
-                    let recv = full[r].index(offset..offset + s.rows).as_device_ptr().as_raw();
-                    // SAFETY: `send` holds `rows` floats on the root's device, each `recv` as
+                    let recv = full[r].index(offset..offset + count).as_device_ptr().as_raw();
+                    let send = root_y.unwrap_or(recv);
+                    // SAFETY: `send` holds `count` floats on the root's device, each `recv` as
                     // many on its own (lengths checked by `gather_rows`).
                     unsafe {
                         self.nccl.broadcast(
                             send,
                             recv,
-                            4 * s.rows,
+                            4 * count,
                             DataType::U8,
                             root as i32,
                             self.comms[r],
@@ -111,8 +145,17 @@ impl MultiGpu {
                     }
                 })?;
             }
-            offset += s.rows;
+            offset += count;
         }
         Ok(())
+    }
+}
+
+/// `Error::LengthMismatch` where a `full` y is not the sum of the row counts long.
+fn check_full(rows: &[usize], full: &[&mut DeviceSlice<f32>]) -> Result<()> {
+    let m: usize = rows.iter().sum();
+    match full.iter().find(|f| f.len() != m) {
+        Some(f) => Err(Error::LengthMismatch { what: "full y", expected: m, actual: f.len() }),
+        None => Ok(()),
     }
 }

@@ -1,17 +1,21 @@
 //! Half-precision gemv (`GpuStream::gemv`): A in f16 or bf16, x and y each f32 or A's type,
 //! in any layout of [`SgemvLayout`]. Checked as sgemv is, then launched as the batched f32
-//! kernel of the same op would be (same thread mapping and plan), on the entry for the types.
+//! kernel of the same op would be (same thread mapping and plan), on the entry for the types;
+//! 16-byte aligned rows of A take the vectorized entries instead (Op::N with `incx == 1`,
+//! Op::T with n a multiple of 8; [`half_gemv_choice`], a pure function of the call).
+use super::half_plan::{half_gemv_choice, vector_columns_plan, vector_rows_grid, HalfGemvChoice};
 use super::layout::{SgemvBatch, SgemvLayout};
 use super::options::SgemvOptions;
-use super::plan::{Occupancy, SgemvPlan};
-use super::shape::{RawSlice, SgemvCall};
+use super::plan::{Occupancy, SgemvExtra, SgemvPlan};
+use super::shape::{RawSlice, SgemvCall, SgemvShape};
 use super::work::SgemvWork;
 use crate::entries::half_gemv_entry;
 use crate::error::{Error, Result};
 use crate::gpu::{GpuStream, KernelArgs};
-use crate::launch::check_grid;
+use crate::launch::{check_grid, div_ceil};
 use cust::memory::{DeviceCopy, DeviceSlice};
 use half::{bf16, f16};
+use kernels::config::SGEMV_BATCHED_BLOCK;
 use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
 use kernels::sgemv::{Op, SgemvKernel};
 
@@ -42,9 +46,32 @@ macro_rules! half_weights {
 }
 half_weights!(f16, bf16);
 
-/// Position in `HALF_GEMV_KERNELS` of the kernel for element types `a`, `x`, `y` and `op`.
-pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op) -> Option<usize> {
-    HALF_GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op)
+/// Position in `HALF_GEMV_KERNELS` of the kernel for element types `a`, `x`, `y`, `op` and
+/// loads (`vector`: the `_nv` or `_tv` entry, 16-byte loads).
+pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op, vector: bool) -> Option<usize> {
+    HALF_GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op && e.vector == vector)
+}
+
+/// The kernel `GpuStream::gemv` runs for element types A, X and Y on a checked `shape` in
+/// `layout`: its position in `HALF_GEMV_KERNELS` and [`half_gemv_choice`]'s choice.
+fn half_gemv_pick<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
+    shape: &SgemvShape,
+    layout: &SgemvLayout,
+) -> (usize, HalfGemvChoice) {
+    let sizes = [std::mem::size_of::<A>(), std::mem::size_of::<X>(), std::mem::size_of::<Y>()];
+    let choice = half_gemv_choice(shape, layout, sizes);
+    let vector = choice != HalfGemvChoice::Scalar;
+    let index = half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op, vector).expect("a kernel for every type triple");
+    (index, choice)
+}
+
+/// The entry point `GpuStream::gemv` runs for element types A, X and Y on a checked `shape`
+/// (alpha ≠ 0, a nonempty sum) in `layout`, as the benchmark names it.
+pub fn half_gemv_entry_point<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
+    shape: &SgemvShape,
+    layout: &SgemvLayout,
+) -> &'static str {
+    HALF_GEMV_KERNELS[half_gemv_pick::<A, X, Y>(shape, layout).0].name
 }
 
 /// The f32 kernel whose launch (block, plan) the half-precision kernels of `op` share.
@@ -90,28 +117,65 @@ impl GpuStream {
             SgemvWork::Nothing => return Ok(()),
             SgemvWork::Launch { shape, alpha, .. } => (shape, alpha),
         };
-        let index = half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op).expect("a kernel for every type triple");
+        let (index, choice) = half_gemv_pick::<A, X, Y>(&shape, &layout);
         let entry = half_gemv_entry(index);
-        let kernel = launched_as(shape.op);
-        let threads_per_sm = self.resident_threads(entry, kernel.block())?;
-        let occupancy = Occupancy { sm_count: self.sm_count(), threads_per_sm };
-        let plan = SgemvPlan::in_layout(kernel, &shape, &layout, occupancy)?;
-        let grid = check_grid(plan.grid as usize, self.max_grid_x())?;
+        let blocks_per_sm = self.resident_threads(entry, SGEMV_BATCHED_BLOCK)? / SGEMV_BATCHED_BLOCK;
+        let (mut extra, mut columns) = (Vec::new(), None);
+        let (grid, block) = match choice {
+            HalfGemvChoice::VectorRows { lanes } => {
+                let rows = shape.m.saturating_mul(batch.count);
+                extra.push(lanes);
+                (vector_rows_grid(rows, lanes, self.sm_count(), blocks_per_sm), SGEMV_BATCHED_BLOCK)
+            }
+            HalfGemvChoice::VectorColumns => {
+                let plan = vector_columns_plan(shape.m, shape.n, batch.count, self.sm_count(), blocks_per_sm);
+                extra.extend([plan.lanes, plan.rows_per_split]);
+                columns = Some(plan);
+                (plan.grid, SGEMV_BATCHED_BLOCK)
+            }
+            HalfGemvChoice::Scalar => {
+                let kernel = launched_as(shape.op);
+                let threads_per_sm = self.resident_threads(entry, kernel.block())?;
+                let occupancy = Occupancy { sm_count: self.sm_count(), threads_per_sm };
+                let plan = SgemvPlan::in_layout(kernel, &shape, &layout, occupancy)?;
+                (plan.grid as usize, plan.block)
+            }
+        };
+        let grid = check_grid(grid, self.max_grid_x())?;
         let mut args = KernelArgs::new();
         args.slice("A", a).slice("x", x).usize(shape.m).usize(shape.n).usize(shape.lda);
         args.f32(alpha).f32(opts.beta).out("y", y);
-        for extra in plan.extra.values() {
-            args.usize(extra);
+        for value in SgemvExtra::Batched(layout).values().into_iter().chain(extra) {
+            args.usize(value);
         }
-        let q = self.lock()?;
+        let mut q = self.lock()?;
+        if let Some(plan) = columns {
+            // Partials per (split, problem, column) and a zeroed u32 counter per (problem,
+            // tile), only with several splits (the kernel touches neither otherwise).
+            let tile_counters = batch.count * plan.tiles;
+            let (partials, counters) = if plan.splits > 1 {
+                let floats = plan.splits * batch.count * shape.n;
+                (q.partials(4 * floats)?, q.flagged_slots(div_ceil(tile_counters, 2))?)
+            } else {
+                (0, 0)
+            };
+            args.ptr(partials).ptr(counters);
+        }
         // SAFETY: the entry takes (a: &[A], x: &[X], m, n, lda: usize, alpha, beta: f32,
         // y: *mut Y, incx, incy, stride_a, stride_x, stride_y, batch: usize)
-        // (kernels/src/sgemv/half_gemv.rs), the batched kernels' layout, which `plan.extra`
-        // gives in that order. `validate_sized` checked, with the element sizes, the lengths of
-        // A, x and y for every problem, that y shares no byte with A or x and that the
-        // problems' y do not interleave; `work` at most empties the inner dimension. Block and
-        // grid are the batched kernel's plan for this layout, with this entry's occupancy.
-        unsafe { q.launch(entry, grid, plan.block, &args) }
+        // (kernels/src/sgemv/half_gemv.rs), the batched kernels' layout, which
+        // `SgemvExtra::Batched` gives in that order; then `lanes` for the `_nv` entries, and
+        // `lanes`, `rows_per_split`, partials and counters for the `_tv` entries.
+        // `validate_sized` checked, with the element sizes, the lengths of A, x and y for every
+        // problem, that y shares no byte with A or x and that the problems' y do not
+        // interleave; `work` at most empties the inner dimension. `half_gemv_choice` gives the
+        // vectorized entries only with A's rows 16-byte aligned (Op::N: also incx = 1 and every
+        // x aligned, `lanes` a power of two in 8..=32; Op::T: n a multiple of 8). Block and grid
+        // are the batched kernel's plan for this layout, `vector_rows_grid`'s whole warps, or
+        // `vector_columns_plan`'s blocks (problems · tiles · splits) with, for several splits,
+        // splits · batch · n partial floats and a zeroed u32 per (problem, tile) from this
+        // stream's locked scratch.
+        unsafe { q.launch(entry, grid, block, &args) }
     }
 }
 
@@ -125,14 +189,17 @@ mod tests {
             for &a in ["f16", "bf16"].iter() {
                 for &x in ["f32", a].iter() {
                     for &y in ["f32", a].iter() {
-                        let i = half_gemv_index(a, x, y, op).unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
+                        let i =
+                            half_gemv_index(a, x, y, op, false).unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
                         assert_eq!(HALF_GEMV_KERNELS[i].op, op);
+                        let v = half_gemv_index(a, x, y, op, true).expect("a vector kernel");
+                        assert_eq!(HALF_GEMV_KERNELS[v].op, op);
                     }
                 }
             }
-            assert_eq!(half_gemv_index("f16", "bf16", "f32", op), None);
+            assert_eq!(half_gemv_index("f16", "bf16", "f32", op, false), None);
         }
-        assert_eq!(HALF_GEMV_KERNELS.len(), 16);
+        assert_eq!(HALF_GEMV_KERNELS.len(), 32);
         assert_eq!((<f32 as GemvVector<bf16>>::NAME, <bf16 as GemvVector<bf16>>::NAME), ("f32", "bf16"));
     }
 }

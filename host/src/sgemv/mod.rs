@@ -4,6 +4,7 @@
 //! - [`shape`]: what a call passes, checked ([`SgemvCall`] → [`SgemvShape`]);
 //! - [`layout`]: incx/incy and strided batches ([`SgemvLayout`]), which the batched kernels take;
 //! - [`half_gemv`]: the same call with A in f16 or bf16 (`GpuStream::gemv`);
+//! - [`half_plan`]: which half-precision kernel takes a call, and its launch (pure);
 //! - [`dispatch`]: which kernel takes a shape (`Auto`'s table) and whether a named one can;
 //! - [`work`]: what a call enqueues (BLAS's quick return, alpha = 0 and empty sums);
 //! - [`plan`]: grid, block and typed extra arguments of one kernel for one shape.
@@ -12,6 +13,7 @@
 //! `kernels::sgemv::SGEMV_KERNELS`.
 pub mod dispatch;
 pub mod half_gemv;
+pub mod half_plan;
 pub mod layout;
 pub mod options;
 pub mod plan;
@@ -23,7 +25,7 @@ use crate::error::Result;
 use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil};
 use cust::memory::DeviceSlice;
-pub use half_gemv::{GemvVector, HalfWeight};
+pub use half_gemv::{half_gemv_entry_point, GemvVector, HalfWeight};
 use kernels::config::SGEMV_T_BLOCK;
 pub use kernels::sgemv::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch, SGEMV_KERNELS};
 pub use layout::{SgemvBatch, SgemvLayout};

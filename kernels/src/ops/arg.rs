@@ -263,6 +263,34 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
         }
     }
 
+    /// Takes the four vectors `v`, vector `i + j·stride` in `v[j]`: their extremes are combined
+    /// first, so the running best is compared once per batch; the first vector reaching a
+    /// further key is kept.
+    #[inline(always)]
+    pub fn see4(&mut self, v: &[[u32; 4]; 4], i: usize, stride: usize) {
+        let k = [
+            D::key(D::vec_extreme(&v[0])),
+            D::key(D::vec_extreme(&v[1])),
+            D::key(D::vec_extreme(&v[2])),
+            D::key(D::vec_extreme(&v[3])),
+        ];
+        let further = |a: T::Key, b: T::Key| if D::further(b, a) { b } else { a };
+        let best = further(further(k[0], k[1]), further(k[2], k[3]));
+        if D::further(best, self.key) {
+            let j = if k[0] == best {
+                0
+            } else if k[1] == best {
+                1
+            } else if k[2] == best {
+                2
+            } else {
+                3
+            };
+            self.key = best;
+            self.vec = i + j * stride;
+        }
+    }
+
     /// (value, index) of the first element with the tracked key in the tracked vector, whose
     /// words `load` gives, of vectors that start at element `head`; the identity when the
     /// thread had none of the `nvec` vectors.
@@ -289,11 +317,17 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
 /// How an arg operator folds a thread's elements: single elements as pairs, vectors through
 /// [`Track`]s.
 pub trait ArgFold<T: ArgElement>: ReduceOp {
+    /// Whether the vector loop issues a batch's loads before comparing the previous batch: it
+    /// pays for one direction; two directions' state would pass 64 registers, the most a
+    /// 1024-thread block allows.
+    const PREFETCH: bool = true;
     type State;
     /// The pair (or pairs) of element `e` at `index`.
     fn element(e: T, index: u64) -> Self::Acc;
     fn start(first: usize) -> Self::State;
     fn see(s: &mut Self::State, w: &[u32; 4], i: usize);
+    /// [`ArgFold::see`] of the batch `v`, vector `i + j·stride` in `v[j]`.
+    fn see4(s: &mut Self::State, v: &[[u32; 4]; 4], i: usize, stride: usize);
     fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc;
 }
 
@@ -312,12 +346,17 @@ impl<T: ArgElement, D: Direction<T>> ArgFold<T> for ArgOf<T, D> {
         s.see(w, i)
     }
     #[inline(always)]
+    fn see4(s: &mut Track<T, D>, v: &[[u32; 4]; 4], i: usize, stride: usize) {
+        s.see4(v, i, stride)
+    }
+    #[inline(always)]
     fn resolve(s: Track<T, D>, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> ValueIndex<T> {
         s.resolve(nvec, head, load)
     }
 }
 
 impl<T: ArgElement> ArgFold<T> for ArgMinMax<T> {
+    const PREFETCH: bool = false;
     type State = (Track<T, Smallest>, Track<T, Largest>);
     #[inline(always)]
     fn element(e: T, index: u64) -> Self::Acc {
@@ -331,6 +370,11 @@ impl<T: ArgElement> ArgFold<T> for ArgMinMax<T> {
     fn see(s: &mut Self::State, w: &[u32; 4], i: usize) {
         s.0.see(w, i);
         s.1.see(w, i);
+    }
+    #[inline(always)]
+    fn see4(s: &mut Self::State, v: &[[u32; 4]; 4], i: usize, stride: usize) {
+        s.0.see4(v, i, stride);
+        s.1.see4(v, i, stride);
     }
     #[inline(always)]
     fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc {

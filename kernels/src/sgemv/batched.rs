@@ -99,7 +99,7 @@ impl<A: GemvElement, X: GemvElement, Y: GemvElement> Batched<A, X, Y> {
     /// Writes y's element `i` (from y's start) = `alpha · dot + beta · y`, not reading y when
     /// beta = 0.
     #[inline(always)]
-    unsafe fn store(&self, i: usize, dot: f32) {
+    pub(super) unsafe fn store(&self, i: usize, dot: f32) {
         let p = self.y.add(i);
         let v = if self.beta == 0.0 { self.alpha * dot } else { self.alpha * dot + self.beta * (*p).to_f32() };
         *p = Y::from_f32(v);

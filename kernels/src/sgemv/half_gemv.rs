@@ -1,15 +1,20 @@
 //! Half-precision gemv: A in f16 or bf16, x and y each f32 or A's type (cuBLAS's HSH/HSS and
 //! TST/TSS among them), products and sums in f32, a half-precision y rounded to nearest even.
 //! Every entry takes the batched layout (`incx`, `incy`, strides, `batch`) and runs the batched
-//! kernels' bodies ([`super::batched`]).
+//! kernels' bodies ([`super::batched`]); the `_nv` entries (Op::N with 16-byte loads) take
+//! `lanes` per row after it and run [`super::vector_batched`]'s, the `_tv` entries (Op::T with
+//! 16-byte loads) `lanes`, `rows_per_split`, partials and counters and run
+//! [`super::vector_columns`]'s.
 //!
 //! # Safety
 //! As [`super::batched`]'s, in elements of each buffer's own type: A's, x's and y's spans in
 //! bounds for every problem, the problems' y disjoint, blocks of `SGEMV_BATCHED_BLOCK` (Op::N)
-//! or `SGEMV_BATCHED_T_BLOCK` (Op::T) threads.
+//! or `SGEMV_BATCHED_T_BLOCK` (Op::T) threads; the `_nv` and `_tv` entries as
+//! [`super::vector_batched`]'s and [`super::vector_columns`]'s (alignment, lanes, grid).
 //!
 //! # Thread mapping
-//! That of `batched::rows` (Op::N) and `batched::columns` (Op::T).
+//! That of `batched::rows` (Op::N), `batched::columns` (Op::T), `vector_batched::rows`
+//! (`_nv`) and `vector_columns::columns` (`_tv`).
 use super::kinds::Op;
 
 /// One half-precision gemv entry point: its PTX name, the element type names of A, x and y,
@@ -21,12 +26,16 @@ pub struct HalfGemvEntry {
     pub x: &'static str,
     pub y: &'static str,
     pub op: Op,
+    /// Whether it loads 16 bytes of A per step (aligned rows; Op::N also `incx == 1`) and takes
+    /// its plan's arguments after the batched layout (`_nv`: lanes; `_tv`: lanes, rows per
+    /// split, partials, counters).
+    pub vector: bool,
 }
 
 /// The table below makes, from one line per kernel, its entry point (on the GPU) and its
 /// [`HalfGemvEntry`] (everywhere).
 macro_rules! half_gemv_kernels {
-    ($($name:ident: $a:ident, $x:ident, $y:ident, $op:ident => $body:ident;)*) => {
+    ($($name:ident: $a:ident, $x:ident, $y:ident, $op:ident => $body:path $(, $extra:ident: $t:ty)*;)*) => {
         /// Every half-precision gemv entry point, in the order the host resolves them.
         pub const HALF_GEMV_KERNELS: &[HalfGemvEntry] = &[$(HalfGemvEntry {
             name: stringify!($name),
@@ -34,6 +43,7 @@ macro_rules! half_gemv_kernels {
             x: stringify!($x),
             y: stringify!($y),
             op: Op::$op,
+            vector: half_gemv_kernels!(@vector $($extra)*),
         }),*];
         $(
             #[cfg(target_os = "cuda")]
@@ -42,34 +52,53 @@ macro_rules! half_gemv_kernels {
             pub unsafe fn $name(
                 a: &[$a], x: &[$x], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut $y,
                 incx: usize, incy: usize, stride_a: usize, stride_x: usize, stride_y: usize, batch: usize,
+                $($extra: $t,)*
             ) {
                 let (a, x) = (a.as_ptr(), x.as_ptr());
-                super::batched::$body(super::batched::Batched {
+                $body(super::batched::Batched {
                     a, x, y, m, n, lda, alpha, beta, incx, incy, stride_a, stride_x, stride_y, batch,
-                });
+                } $(, $extra)*);
             }
         )*
     };
+    (@vector) => { false };
+    (@vector $($extra:ident)+) => { true };
 }
 
 #[cfg(target_os = "cuda")]
 use half::{bf16, f16};
 
 half_gemv_kernels! {
-    gemv_f16_f32_f32_n: f16, f32, f32, N => rows;
-    gemv_f16_f32_f32_t: f16, f32, f32, T => columns;
-    gemv_f16_f32_f16_n: f16, f32, f16, N => rows;
-    gemv_f16_f32_f16_t: f16, f32, f16, T => columns;
-    gemv_f16_f16_f32_n: f16, f16, f32, N => rows;
-    gemv_f16_f16_f32_t: f16, f16, f32, T => columns;
-    gemv_f16_f16_f16_n: f16, f16, f16, N => rows;
-    gemv_f16_f16_f16_t: f16, f16, f16, T => columns;
-    gemv_bf16_f32_f32_n: bf16, f32, f32, N => rows;
-    gemv_bf16_f32_f32_t: bf16, f32, f32, T => columns;
-    gemv_bf16_f32_bf16_n: bf16, f32, bf16, N => rows;
-    gemv_bf16_f32_bf16_t: bf16, f32, bf16, T => columns;
-    gemv_bf16_bf16_f32_n: bf16, bf16, f32, N => rows;
-    gemv_bf16_bf16_f32_t: bf16, bf16, f32, T => columns;
-    gemv_bf16_bf16_bf16_n: bf16, bf16, bf16, N => rows;
-    gemv_bf16_bf16_bf16_t: bf16, bf16, bf16, T => columns;
+    gemv_f16_f32_f32_n: f16, f32, f32, N => super::batched::rows;
+    gemv_f16_f32_f32_nv: f16, f32, f32, N => super::vector_batched::rows, lanes: usize;
+    gemv_f16_f32_f32_t: f16, f32, f32, T => super::batched::columns;
+    gemv_f16_f32_f32_tv: f16, f32, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_f16_f32_f16_n: f16, f32, f16, N => super::batched::rows;
+    gemv_f16_f32_f16_nv: f16, f32, f16, N => super::vector_batched::rows, lanes: usize;
+    gemv_f16_f32_f16_t: f16, f32, f16, T => super::batched::columns;
+    gemv_f16_f32_f16_tv: f16, f32, f16, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_f16_f16_f32_n: f16, f16, f32, N => super::batched::rows;
+    gemv_f16_f16_f32_nv: f16, f16, f32, N => super::vector_batched::rows, lanes: usize;
+    gemv_f16_f16_f32_t: f16, f16, f32, T => super::batched::columns;
+    gemv_f16_f16_f32_tv: f16, f16, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_f16_f16_f16_n: f16, f16, f16, N => super::batched::rows;
+    gemv_f16_f16_f16_nv: f16, f16, f16, N => super::vector_batched::rows, lanes: usize;
+    gemv_f16_f16_f16_t: f16, f16, f16, T => super::batched::columns;
+    gemv_f16_f16_f16_tv: f16, f16, f16, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_bf16_f32_f32_n: bf16, f32, f32, N => super::batched::rows;
+    gemv_bf16_f32_f32_nv: bf16, f32, f32, N => super::vector_batched::rows, lanes: usize;
+    gemv_bf16_f32_f32_t: bf16, f32, f32, T => super::batched::columns;
+    gemv_bf16_f32_f32_tv: bf16, f32, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_bf16_f32_bf16_n: bf16, f32, bf16, N => super::batched::rows;
+    gemv_bf16_f32_bf16_nv: bf16, f32, bf16, N => super::vector_batched::rows, lanes: usize;
+    gemv_bf16_f32_bf16_t: bf16, f32, bf16, T => super::batched::columns;
+    gemv_bf16_f32_bf16_tv: bf16, f32, bf16, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_bf16_bf16_f32_n: bf16, bf16, f32, N => super::batched::rows;
+    gemv_bf16_bf16_f32_nv: bf16, bf16, f32, N => super::vector_batched::rows, lanes: usize;
+    gemv_bf16_bf16_f32_t: bf16, bf16, f32, T => super::batched::columns;
+    gemv_bf16_bf16_f32_tv: bf16, bf16, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_bf16_bf16_bf16_n: bf16, bf16, bf16, N => super::batched::rows;
+    gemv_bf16_bf16_bf16_nv: bf16, bf16, bf16, N => super::vector_batched::rows, lanes: usize;
+    gemv_bf16_bf16_bf16_t: bf16, bf16, bf16, T => super::batched::columns;
+    gemv_bf16_bf16_bf16_tv: bf16, bf16, bf16, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
 }

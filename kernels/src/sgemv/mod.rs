@@ -39,6 +39,8 @@ gpu_modules!(
     warp_rows,
     wide_rows,
     batched,
+    vector_batched,
+    vector_columns,
 );
 
 /// The table below makes, from one line per kernel, both its entry point (on the GPU) and its

@@ -1,8 +1,8 @@
 //! Strided-batched gemv, one launch per batch: f32 (`sgemv_batched`, section `batched`) on the
 //! attention decode shapes and bf16 A (`gemv`, section `half`: x and y bf16 as cuBLAS's TST,
 //! then y f32 as its TSS) on the Llama projections and the attention shapes, of data/gemv_shapes.csv, both ops:
-//! cold (A rotated past L2), against the 1 GiB copy and a cold copy of the same bytes. The
-//! peers time the same shapes: cuBLAS in `native_peers`, torch in `torch_peers.py`.
+//! cold (A rotated past L2), against the 1 GiB copy and a cold copy of the same bytes, each row
+//! naming the entry point `Auto` ran. The peers time the same shapes: cuBLAS in `native_peers`, torch in `torch_peers.py`.
 use crate::gemv_shapes::{self, GemvShape};
 use crate::harness::{
     a_value, buffers, copy_ms, rotation, x_value,
@@ -11,11 +11,14 @@ use crate::harness::{
 };
 use crate::timing::{gbps, median_ms};
 use cudakernels::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
-use cudakernels::{bf16, GemvVector, Gpu, GpuStream, Op, Result, SgemvBatch, SgemvOptions};
+use cudakernels::{
+    bf16, half_gemv_entry_point, GemvVector, Gpu, GpuStream, Op, Result, SgemvBatch, SgemvKernel, SgemvLayout,
+    SgemvOptions, SgemvShape,
+};
 
 const TABLE: Table = Table::markdown(
-    "| types | batch | m | n | op | µs | GB/s | % of 1 GiB copy | copy µs | % of same-size copy |",
-    &[Text, Text, Text, Text, Text, Fixed(1), Fixed(0), Percent(1), Fixed(1), Percent(1)],
+    "| types | batch | m | n | op | kernel | µs | GB/s | % of 1 GiB copy | copy µs | % of same-size copy |",
+    &[Text, Text, Text, Text, Text, Text, Fixed(1), Fixed(0), Percent(1), Fixed(1), Percent(1)],
 );
 
 /// Section `batched`: f32 on the attention shapes.
@@ -28,7 +31,7 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let a = buffers(rotation(s, 4 * shape.a_len()), shape.a_len(), a_value)?;
         let copy = same_size_copy(s, &a, shape.bytes::<f32, f32, f32>())?;
         for &op in [Op::N, Op::T].iter() {
-            let row = Row { types: "f32", shape, op, copy, copy_bw };
+            let row = Row { types: "f32", shape, op, copy, copy_bw, kernel: batched_kernel };
             let call = |s: &GpuStream, a: &_, x: &_, y: &mut _, batch, opts| {
                 s.sgemv_batched(shape.m, shape.n, a, x, y, batch, opts)
             };
@@ -49,9 +52,11 @@ pub fn run_half(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let a = buffers(rotation(s, 2 * shape.a_len()), shape.a_len(), |i| bf16::from_f32(a_value(i)))?;
         for &op in [Op::N, Op::T].iter() {
             let copy = same_size_copy(s, &a, shape.bytes::<bf16, bf16, bf16>())?;
-            half::<bf16>(s, Row { types: "bf16 A, x, y (TST)", shape, op, copy, copy_bw }, &a, bf16::from_f32)?;
+            let (types, kernel) = ("bf16 A, x, y (TST)", half_gemv_entry_point::<bf16, bf16, bf16>);
+            half::<bf16>(s, Row { types, shape, op, copy, copy_bw, kernel }, &a, bf16::from_f32)?;
             let copy = same_size_copy(s, &a, shape.bytes::<bf16, bf16, f32>())?;
-            half::<f32>(s, Row { types: "bf16 A, x; f32 y (TSS)", shape, op, copy, copy_bw }, &a, |v| v)?;
+            let (types, kernel) = ("bf16 A, x; f32 y (TSS)", half_gemv_entry_point::<bf16, bf16, f32>);
+            half::<f32>(s, Row { types, shape, op, copy, copy_bw, kernel }, &a, |v| v)?;
         }
     }
     println!();
@@ -71,8 +76,8 @@ impl GemvShape {
     }
 }
 
-/// What a row prints besides the call's time: its types, shape and op, the same-size copy's ms
-/// and the 1 GiB copy's GB/s.
+/// What a row prints besides the call's time: its types, shape and op, the same-size copy's ms,
+/// the 1 GiB copy's GB/s, and how to name the entry point `Auto` runs for a call.
 #[derive(Clone, Copy)]
 struct Row {
     types: &'static str,
@@ -80,6 +85,12 @@ struct Row {
     op: Op,
     copy: f64,
     copy_bw: f64,
+    kernel: fn(&SgemvShape, &SgemvLayout) -> &'static str,
+}
+
+/// The f32 entry point `Auto` runs for a batch (the attention shapes: more than one problem).
+fn batched_kernel(shape: &SgemvShape, layout: &SgemvLayout) -> &'static str {
+    layout.kernel_for(SgemvKernel::Auto, shape.op).map_or("?", |k| k.entry_point())
 }
 
 /// A cold copy moving as many bytes (read + write) as a call that moves `bytes`, from the
@@ -117,7 +128,7 @@ fn time<A: DeviceCopy, X: DeviceCopy + Copy, Y: DeviceCopy + Copy>(
     of: Makers<X, Y>,
     call: impl Fn(&GpuStream, &DeviceSlice<A>, &DeviceSlice<X>, &mut DeviceSlice<Y>, SgemvBatch, SgemvOptions) -> Result<()>,
 ) -> Result<()> {
-    let Row { types, shape, op, copy, copy_bw } = row;
+    let Row { types, shape, op, copy, copy_bw, kernel } = row;
     let GemvShape { batch, m, n } = shape;
     let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
     let x = buffers(1, batch * x_len, |i| of.0(x_value(i)))?;
@@ -125,6 +136,9 @@ fn time<A: DeviceCopy, X: DeviceCopy + Copy, Y: DeviceCopy + Copy>(
     let strides = SgemvBatch { count: batch, stride_a: m * n, stride_x: x_len, stride_y: y_len };
     let opts = SgemvOptions { op, ..SgemvOptions::default() };
     let ms = median_ms(s, WARMUP, REPS, |i| call(s, &*a[i % a.len()], &*x[0], &mut *y[0], strides, opts))?;
+    let (a_addr, x_addr) = (a[0].as_device_ptr().as_raw(), x[0].as_device_ptr().as_raw());
+    let called = SgemvShape { op, m, n, lda: n, a_addr, x_addr };
+    let layout = SgemvLayout { incx: 1, incy: 1, batch: strides };
     let bytes = if op == Op::N { shape.bytes::<A, X, Y>() } else { shape.bytes::<A, Y, X>() };
     let bw = gbps(bytes, ms);
     TABLE.row(&[
@@ -133,6 +147,7 @@ fn time<A: DeviceCopy, X: DeviceCopy + Copy, Y: DeviceCopy + Copy>(
         m.into(),
         n.into(),
         (if op == Op::N { "N" } else { "T" }).into(),
+        kernel(&called, &layout).into(),
         (ms * 1e3).into(),
         bw.into(),
         (100.0 * bw / copy_bw).into(),

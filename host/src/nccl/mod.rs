@@ -2,7 +2,13 @@
 //! work asks for it, so builds need no NCCL and single-GPU programs never load it.
 //!
 //! Only the calls the library uses are bound; their C signatures are NCCL 2's stable ABI. It
-//! takes NCCL 2.4 or newer ([`MINIMUM_VERSION`]).
+//! takes NCCL 2.4 or newer ([`MINIMUM_VERSION`]). Communicators are made either all at once in
+//! one process ([`Nccl::init_all`]) or one rank per process from a [`NcclId`]
+//! ([`Nccl::init_rank`]).
+mod id;
+
+pub use id::{rank_args, NcclId, NCCL_ID_BYTES};
+
 use crate::error::{Error, Result};
 use std::ffi::{c_void, CStr, CString};
 use std::os::raw::{c_char, c_int};
@@ -45,6 +51,9 @@ const SUCCESS: Status = 0;
 const IN_PROGRESS: Status = 7;
 type ErrorStringFn = unsafe extern "C" fn(Status) -> *const c_char;
 type CommInitAllFn = unsafe extern "C" fn(*mut Comm, c_int, *const c_int) -> Status;
+type GetUniqueIdFn = unsafe extern "C" fn(*mut NcclId) -> Status;
+/// `ncclCommInitRank(comm*, nranks, ncclUniqueId by value, rank)`.
+type CommInitRankFn = unsafe extern "C" fn(*mut Comm, c_int, NcclId, c_int) -> Status;
 type CommFn = unsafe extern "C" fn(Comm) -> Status;
 type AsyncErrorFn = unsafe extern "C" fn(Comm, *mut Status) -> Status;
 /// `ncclAllReduce` (the `c_int` before the communicator is the op) and `ncclBroadcast` (the root).
@@ -59,6 +68,8 @@ pub struct Nccl {
     version: NcclVersion,
     get_error_string: ErrorStringFn,
     comm_init_all: CommInitAllFn,
+    get_unique_id: GetUniqueIdFn,
+    comm_init_rank: CommInitRankFn,
     comm_destroy: CommFn,
     comm_abort: CommFn,
     comm_get_async_error: AsyncErrorFn,
@@ -123,6 +134,8 @@ impl Nccl {
             version,
             get_error_string: bind!("ncclGetErrorString": ErrorStringFn),
             comm_init_all: bind!("ncclCommInitAll": CommInitAllFn),
+            get_unique_id: bind!("ncclGetUniqueId": GetUniqueIdFn),
+            comm_init_rank: bind!("ncclCommInitRank": CommInitRankFn),
             comm_destroy: bind!("ncclCommDestroy": CommFn),
             comm_abort: bind!("ncclCommAbort": CommFn),
             comm_get_async_error: bind!("ncclCommGetAsyncError": AsyncErrorFn),
@@ -158,7 +171,26 @@ impl Nccl {
         Ok(comms)
     }
 
-    /// Destroys a communicator made by [`Nccl::init_all`].
+    /// A new id for one communicator, made on one rank and sent by the caller to the others.
+    pub fn unique_id(&self) -> Result<NcclId> {
+        let mut id = NcclId::from_bytes([0; NCCL_ID_BYTES]);
+        // SAFETY: writes one `ncclUniqueId`, which `NcclId` lays out (128 bytes, `repr(C)`).
+        self.check("ncclGetUniqueId", unsafe { (self.get_unique_id)(&mut id) })?;
+        Ok(id)
+    }
+
+    /// The communicator of rank `rank` of `nranks`, made from `id` on the current device (one
+    /// per process, or per thread). Blocks until all `nranks` ranks have called it. Ranks are
+    /// checked first ([`rank_args`]).
+    pub fn init_rank(&self, id: &NcclId, nranks: usize, rank: usize) -> Result<Comm> {
+        let (nranks, rank) = rank_args(nranks, rank)?;
+        let mut comm = std::ptr::null_mut();
+        // SAFETY: writes one communicator; the id is passed by value as C declares it.
+        self.check("ncclCommInitRank", unsafe { (self.comm_init_rank)(&mut comm, nranks, *id, rank) })?;
+        Ok(comm)
+    }
+
+    /// Destroys a communicator made by [`Nccl::init_all`] or [`Nccl::init_rank`].
     ///
     /// # Safety
     /// `comm` is live and no work of it is still to be enqueued.
@@ -168,7 +200,7 @@ impl Nccl {
         self.check("ncclCommDestroy", unsafe { (self.comm_destroy)(comm) })
     }
 
-    /// Aborts a communicator made by [`Nccl::init_all`]: its operations still on the device
+    /// Aborts a communicator made by [`Nccl::init_all`] or [`Nccl::init_rank`]: its operations still on the device
     /// quit, and its resources are freed.
     ///
     /// # Safety
@@ -182,7 +214,7 @@ impl Nccl {
     /// transport or proxy thread): its collectives may then never finish. Reads a flag.
     ///
     /// # Safety
-    /// `comm` is live (made by [`Nccl::init_all`], neither destroyed nor aborted).
+    /// `comm` is live (made by [`Nccl::init_all`] or [`Nccl::init_rank`], neither destroyed nor aborted).
     pub unsafe fn async_error(&self, comm: Comm) -> Result<()> {
         let mut status = SUCCESS;
         // SAFETY: NCCL's `ncclCommGetAsyncError` on a live communicator (the contract); writes

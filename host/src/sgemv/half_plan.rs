@@ -1,0 +1,216 @@
+//! Which half-precision gemv kernel runs a call and how it is launched: pure functions of the
+//! checked shape, layout and device (SM count, resident blocks), tested here without a GPU.
+use super::layout::SgemvLayout;
+use super::shape::SgemvShape;
+use crate::launch::{div_ceil, resident_blocks};
+use kernels::config::{SGEMV_BATCHED_BLOCK, SGEMV_BATCHED_ROWS, VECTOR_BYTES, WARP_SIZE};
+use kernels::sgemv::Op;
+
+/// Which half-precision kernel runs a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfGemvChoice {
+    /// The batched kernel of the op, scalar loads (any alignment or increment).
+    Scalar,
+    /// Op::N with 16-byte loads, `lanes` per row.
+    VectorRows { lanes: usize },
+    /// Op::T with 16-byte loads of A (eight columns per thread), planned by
+    /// [`vector_columns_plan`].
+    VectorColumns,
+}
+
+/// `Auto`'s choice for a checked shape in `layout` with element sizes `[A, x, y]` in bytes:
+/// Op::N with `incx == 1` and every row start of A and every problem's x 16-byte aligned
+/// takes [`HalfGemvChoice::VectorRows`], with the fewest lanes (at least 8, so that the last
+/// n % 8 columns find a lane each) that cover a row's 8-element vectors, up to 32. Op::T
+/// with n a multiple of 8 (n ≥ 8) and every row start of A 16-byte aligned takes
+/// [`HalfGemvChoice::VectorColumns`] (x and y in any layout); the rest
+/// [`HalfGemvChoice::Scalar`] (incx above 1 for Op::N, or unaligned rows: correct, slower).
+pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize; 3]) -> HalfGemvChoice {
+    let aligned = |bytes: u64| bytes % VECTOR_BYTES as u64 == 0;
+    let batched = layout.batch.count > 1;
+    let [a_size, x_size, _] = sizes;
+    let rows_aligned = aligned(shape.a_addr)
+        && aligned((shape.lda * a_size) as u64)
+        && (!batched || aligned((layout.batch.stride_a * a_size) as u64));
+    if shape.op == Op::T {
+        let whole = shape.n >= 8 && shape.n % 8 == 0;
+        return if rows_aligned && whole { HalfGemvChoice::VectorColumns } else { HalfGemvChoice::Scalar };
+    }
+    let x_aligned =
+        aligned(shape.x_addr) && layout.incx == 1 && (!batched || aligned((layout.batch.stride_x * x_size) as u64));
+    if !rows_aligned || !x_aligned {
+        return HalfGemvChoice::Scalar;
+    }
+    let lanes = div_ceil(shape.n, 8).next_power_of_two().clamp(8, WARP_SIZE as usize);
+    HalfGemvChoice::VectorRows { lanes }
+}
+
+/// Blocks of `SGEMV_BATCHED_BLOCK` threads for the vectorized Op::N kernel over `rows` rows
+/// (every problem's) with `lanes` per row: one tile per warp, at most the resident blocks
+/// (`blocks_per_sm` each on `sm_count` SMs; warps then stride).
+pub fn vector_rows_grid(rows: usize, lanes: usize, sm_count: u32, blocks_per_sm: u32) -> usize {
+    let warps = (SGEMV_BATCHED_BLOCK / WARP_SIZE) as usize;
+    let rows_per_block = warps * SGEMV_BATCHED_ROWS * (WARP_SIZE as usize / lanes);
+    let resident = resident_blocks(SGEMV_BATCHED_BLOCK, sm_count, blocks_per_sm * SGEMV_BATCHED_BLOCK) as usize;
+    div_ceil(rows, rows_per_block).clamp(1, resident.max(1))
+}
+
+/// How the vectorized Op::T kernel runs: threads per row (8 columns each), the rows of one
+/// split, splits, column tiles per problem and the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VectorColumnsPlan {
+    pub lanes: usize,
+    pub rows_per_split: usize,
+    pub splits: usize,
+    pub tiles: usize,
+    pub grid: usize,
+}
+
+/// Rows a thread of the vectorized Op::T kernel walks at least in one split: two batches of
+/// `SGEMV_BATCHED_ROWS` loads, so that a split's fold and partials stay small beside its reads.
+const MIN_ROWS_PER_THREAD: usize = 8;
+
+/// [`VectorColumnsPlan`] for `batch` problems of m × n (n a multiple of 8) on `sm_count` SMs
+/// keeping `blocks_per_sm` blocks each: the fewest threads per row (a power of two up to the
+/// block) covering n / 8, then rows split until the grid fills one wave, each split at least
+/// `MIN_ROWS_PER_THREAD` rows per thread.
+pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, blocks_per_sm: u32) -> VectorColumnsPlan {
+    let block = SGEMV_BATCHED_BLOCK as usize;
+    let lanes = (n / 8).max(1).next_power_of_two().min(block);
+    let tiles = div_ceil(n, 8 * lanes).max(1);
+    let base = batch.saturating_mul(tiles).max(1);
+    let wave = (sm_count as usize * blocks_per_sm.max(1) as usize).max(1);
+    let max_splits = (m / ((block / lanes) * MIN_ROWS_PER_THREAD)).max(1);
+    let splits = (wave / base).clamp(1, max_splits);
+    let rows_per_split = div_ceil(m, splits).max(1);
+    let splits = div_ceil(m, rows_per_split).max(1);
+    VectorColumnsPlan { lanes, rows_per_split, splits, tiles, grid: base.saturating_mul(splits) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sgemv::layout::SgemvBatch;
+
+    fn shape(op: Op, m: usize, n: usize, lda: usize, a_addr: u64, x_addr: u64) -> SgemvShape {
+        SgemvShape { op, m, n, lda, a_addr, x_addr }
+    }
+
+    fn batch(count: usize, stride_a: usize, stride_x: usize) -> SgemvLayout {
+        let batch = SgemvBatch { count, stride_a, stride_x, stride_y: 1 << 20 };
+        SgemvLayout { incx: 1, incy: 1, batch }
+    }
+
+    #[test]
+    fn aligned_op_n_takes_the_vector_kernel_with_lanes_by_row_length() {
+        let bf16_f32 = [2, 4, 4];
+        // (n, lanes): attention head sizes, Llama rows, edge widths.
+        for &(n, lanes) in [(1, 8), (8, 8), (64, 8), (72, 16), (128, 16), (256, 32), (4096, 32), (14336, 32)].iter() {
+            let lda = (n + 7) / 8 * 8;
+            let choice = half_gemv_choice(&shape(Op::N, 4096, n, lda, 256, 512), &SgemvLayout::SINGLE, bf16_f32);
+            assert_eq!(choice, HalfGemvChoice::VectorRows { lanes }, "n = {}", n);
+        }
+        // Attention scores: K caches of 32 and 64 heads, one problem each.
+        for &(heads, kv, head) in [(32, 512, 64), (64, 32768, 128)].iter() {
+            let call = shape(Op::N, kv, head, head, 0, 0);
+            let layout = batch(heads, kv * head, head);
+            assert!(matches!(half_gemv_choice(&call, &layout, [2, 2, 2]), HalfGemvChoice::VectorRows { .. }));
+        }
+    }
+
+    fn strided_x(incx: usize) -> SgemvLayout {
+        SgemvLayout { incx, ..SgemvLayout::SINGLE }
+    }
+
+    #[test]
+    fn vector_columns_plan_fills_one_wave_with_splits_of_enough_rows() {
+        // Attention values: 32 heads, n = 128 (16 threads per row, 16 row groups), one tile.
+        let p = vector_columns_plan(32768, 128, 32, 132, 4);
+        assert_eq!((p.lanes, p.tiles), (16, 1));
+        assert_eq!(p.splits, 528 / 32);
+        assert_eq!(p.grid, 32 * p.splits);
+        assert!(p.rows_per_split * p.splits >= 32768 && p.rows_per_split * (p.splits - 1) < 32768);
+        // Few rows: no split below 8 rows per thread (n = 64: 32 groups, 256 rows).
+        assert_eq!(vector_columns_plan(512, 64, 32, 132, 4).splits, 2);
+        assert_eq!(vector_columns_plan(255, 64, 1, 132, 4).splits, 1);
+        // Llama rows: 256 threads over 2048 columns, tiles by n.
+        let p = vector_columns_plan(4096, 14336, 1, 132, 2);
+        assert_eq!((p.lanes, p.tiles, p.splits), (256, 7, 264 / 7));
+        assert_eq!(p.grid, 7 * p.splits);
+        // Enough tiles alone: one split, no partials.
+        assert_eq!(vector_columns_plan(8192, 8, 1000, 132, 4).splits, 1);
+        assert_eq!(
+            vector_columns_plan(0, 8, 1, 132, 4),
+            VectorColumnsPlan { lanes: 1, rows_per_split: 1, splits: 1, tiles: 1, grid: 1 }
+        );
+    }
+
+    #[test]
+    fn misaligned_strided_or_transposed_calls_take_the_scalar_kernel() {
+        let s = |op, lda, a_addr, x_addr| shape(op, 100, 64, lda, a_addr, x_addr);
+        let single = SgemvLayout::SINGLE;
+        let scalar = HalfGemvChoice::Scalar;
+        assert_eq!(half_gemv_choice(&s(Op::T, 64, 0, 0), &single, [2, 2, 2]), HalfGemvChoice::VectorColumns);
+        assert_eq!(half_gemv_choice(&s(Op::T, 64, 0, 6), &strided_x(3), [2, 2, 2]), HalfGemvChoice::VectorColumns);
+        assert_eq!(half_gemv_choice(&s(Op::T, 64, 2, 0), &single, [2, 2, 2]), scalar, "A offset by one");
+        assert_eq!(half_gemv_choice(&s(Op::T, 68, 0, 0), &single, [2, 2, 2]), scalar, "lda · 2 not 16k");
+        assert_eq!(half_gemv_choice(&shape(Op::T, 100, 60, 64, 0, 0), &single, [2, 2, 2]), scalar, "n % 8");
+        assert_eq!(half_gemv_choice(&s(Op::T, 64, 0, 0), &batch(2, 6400 + 4, 100), [2, 2, 2]), scalar, "stride_a");
+        assert_eq!(half_gemv_choice(&s(Op::N, 65, 0, 0), &single, [2, 2, 2]), scalar, "odd lda");
+        assert_eq!(half_gemv_choice(&s(Op::N, 68, 0, 0), &single, [2, 2, 2]), scalar, "lda · 2 not 16k");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 2, 0), &single, [2, 2, 2]), scalar, "A offset by one");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 4), &single, [2, 4, 4]), scalar, "x offset by one");
+        let strided = SgemvLayout { incx: 2, ..single };
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 0), &strided, [2, 2, 2]), scalar, "incx");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(2, 6400 + 4, 64), [2, 2, 2]), scalar, "stride_a");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(2, 6400, 66), [2, 2, 2]), scalar, "stride_x");
+        assert_eq!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(2, 6400, 66), [2, 4, 4]), scalar, "f32 stride_x");
+        assert_ne!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(2, 6400, 64), [2, 4, 4]), scalar);
+        // A batch of one ignores its strides; incy does not matter for the loads.
+        assert_ne!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(1, 3, 3), [2, 2, 2]), scalar);
+        let incy = SgemvLayout { incy: 3, ..single };
+        assert_ne!(half_gemv_choice(&s(Op::N, 64, 0, 0), &incy, [2, 2, 2]), scalar);
+    }
+
+    #[test]
+    fn vector_rows_grid_gives_each_warp_a_tile_up_to_the_resident_blocks() {
+        // 8 warps · 4 rows · (32 / lanes) groups per block.
+        assert_eq!(vector_rows_grid(1, 8, 132, 8), 1);
+        assert_eq!(vector_rows_grid(128, 8, 132, 8), 1);
+        assert_eq!(vector_rows_grid(129, 8, 132, 8), 2);
+        assert_eq!(vector_rows_grid(4096, 32, 132, 8), 128);
+        assert_eq!(vector_rows_grid(32 * 512, 8, 132, 8), 128);
+        assert_eq!(vector_rows_grid(128256, 32, 132, 8), 132 * 8);
+        assert_eq!(vector_rows_grid(0, 32, 132, 0), 1);
+    }
+
+    #[test]
+    fn every_bench_shape_takes_a_vector_kernel_that_fills_an_h100() {
+        let csv = include_str!("../../../data/gemv_shapes.csv");
+        let rows = csv.lines().filter(|l| !l.starts_with('#') && !l.starts_with("batch"));
+        let mut seen = 0;
+        for line in rows {
+            let v: Vec<usize> = line.split(',').take(3).map(|f| f.parse().expect("a number")).collect();
+            let (count, m, n) = (v[0], v[1], v[2]);
+            let layout = batch(count, m * n, n);
+            let layout = SgemvLayout { batch: SgemvBatch { stride_y: m, ..layout.batch }, ..layout };
+            let n_choice = half_gemv_choice(&shape(Op::N, m, n, n, 0, 0), &layout, [2, 2, 2]);
+            let lanes = match n_choice {
+                HalfGemvChoice::VectorRows { lanes } => lanes,
+                other => panic!("{}: Op::N took {:?}", line, other),
+            };
+            // 132 SMs, 2 blocks each (the vector Op::N kernel's ~98 registers).
+            let grid = vector_rows_grid(count * m, lanes, 132, 2);
+            assert!(grid >= 128, "{}: Op::N grid {}", line, grid);
+            let t = SgemvLayout { batch: SgemvBatch { stride_x: m, stride_y: n, ..layout.batch }, ..layout };
+            assert_eq!(half_gemv_choice(&shape(Op::T, m, n, n, 0, 0), &t, [2, 2, 2]), HalfGemvChoice::VectorColumns);
+            // 4 blocks per SM (~58 registers).
+            let plan = vector_columns_plan(m, n, count, 132, 4);
+            let rows_per_thread = plan.rows_per_split / (SGEMV_BATCHED_BLOCK as usize / plan.lanes);
+            assert!(plan.grid >= 132 || rows_per_thread < 2 * MIN_ROWS_PER_THREAD, "{}: Op::T plan {:?}", line, plan);
+            assert!(plan.splits == 1 || rows_per_thread >= MIN_ROWS_PER_THREAD, "{}: {:?}", line, plan);
+            seen += 1;
+        }
+        assert_eq!(seen, 18, "the six Llama and twelve attention shapes");
+    }
+}

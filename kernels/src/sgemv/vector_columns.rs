@@ -1,0 +1,114 @@
+//! Strided-batched gemv, Op::T (y = Aᵀx, n outputs), with 16-byte loads of A: each thread owns
+//! eight consecutive columns and walks rows, `ROWS` rows' loads in flight; the rows split across
+//! blocks when (problems × column tiles) would not fill the device, the splits folded in split
+//! order by the tile's last block (`tile_fold`), so the result does not depend on timing.
+//!
+//! # Safety
+//! As [`super::batched`]'s, and: n a multiple of 8; A's base address, `lda` and `stride_a` (in
+//! bytes of A's type) multiples of 16; blocks of `SGEMV_BATCHED_BLOCK` threads; `lanes` a power
+//! of two dividing the block; grid = batch · ⌈n / (8 · lanes)⌉ · ⌈m / rows_per_split⌉ blocks;
+//! with more than one split, `partials` holds splits · batch · n floats and `counters` one zeroed
+//! u32 per (problem, column tile) (left zeroed); with one, neither is touched.
+//!
+//! # Thread mapping
+//! Block b is (problem, column tile, split), split fastest. Thread t is lane t % lanes of row
+//! group t / lanes: it owns columns tile · 8 · lanes + 8 · (t % lanes) … + 7 and walks the
+//! split's rows group, group + groups, … (groups = block / lanes). The block folds its groups'
+//! sums in group order through shared memory; group 0 stores y, or the split's partials.
+use super::batched::{Batched, GemvElement};
+use super::tile_fold;
+use super::vector_batched::Vector8;
+use crate::block::sync_threads;
+use crate::config::{SGEMV_BATCHED_BLOCK, SGEMV_BATCHED_ROWS};
+use crate::shared::shared_array;
+use crate::thread::block_index;
+use core::ptr::{read_volatile, write_volatile};
+use cuda_std::thread::thread_idx_x;
+
+const ROWS: usize = SGEMV_BATCHED_ROWS;
+const VECTOR: usize = 8;
+const BLOCK: usize = SGEMV_BATCHED_BLOCK as usize;
+
+/// Op::T: y_b = alpha · A_bᵀ x_b + beta · y_b for every problem b.
+pub unsafe fn columns<A: Vector8, X: GemvElement, Y: GemvElement>(
+    g: Batched<A, X, Y>,
+    lanes: usize,
+    rows_per_split: usize,
+    partials: *mut f32,
+    counters: *mut u32,
+) {
+    let Batched { a, x, m, n, lda, incx, incy, stride_a, stride_x, stride_y, batch, .. } = g;
+    let sums = shared_array!(SHARED_VECTOR_T_SUMS: [f32; BLOCK * VECTOR]);
+    let tiles = (n + VECTOR * lanes - 1) / (VECTOR * lanes);
+    let splits = core::cmp::max((m + rows_per_split - 1) / rows_per_split, 1);
+    let b = block_index();
+    let (problem, tile, split) = (b / (tiles * splits), (b / splits) % tiles, b % splits);
+    let tid = thread_idx_x() as usize;
+    let (group, groups) = (tid / lanes, BLOCK / lanes);
+    let col = tile * VECTOR * lanes + (tid % lanes) * VECTOR;
+    let live = col < n;
+    // A thread past n reads the tile's first columns (valid addresses) and stores nothing.
+    let a_b = a.add(problem * stride_a + if live { col } else { tile * VECTOR * lanes });
+    let x_b = x.add(problem * stride_x);
+    let r1 = core::cmp::min((split + 1) * rows_per_split, m);
+    let mut acc = [0.0f32; VECTOR];
+    let mut r = split * rows_per_split + group;
+    while r + (ROWS - 1) * groups < r1 {
+        let mut av = [[0.0f32; VECTOR]; ROWS];
+        for k in 0..ROWS {
+            av[k] = A::load8(a_b.add((r + k * groups) * lda));
+        }
+        for k in 0..ROWS {
+            let xv = (*x_b.add((r + k * groups) * incx)).to_f32();
+            for j in 0..VECTOR {
+                acc[j] += av[k][j] * xv;
+            }
+        }
+        r += ROWS * groups;
+    }
+    while r < r1 {
+        let (av, xv) = (A::load8(a_b.add(r * lda)), (*x_b.add(r * incx)).to_f32());
+        for j in 0..VECTOR {
+            acc[j] += av[j] * xv;
+        }
+        r += groups;
+    }
+    for j in 0..VECTOR {
+        *sums.add(tid * VECTOR + j) = acc[j];
+    }
+    sync_threads();
+    let mut total = [0.0f32; VECTOR];
+    if group == 0 {
+        for h in 0..groups {
+            for j in 0..VECTOR {
+                total[j] += *sums.add((h * lanes + tid) * VECTOR + j);
+            }
+        }
+    }
+    let (mine, out) = (group == 0 && live, problem * n + col);
+    let store = |total: [f32; VECTOR]| {
+        for j in 0..VECTOR {
+            g.store(problem * stride_y + (col + j) * incy, total[j]);
+        }
+    };
+    if splits == 1 {
+        if mine {
+            store(total);
+        }
+        return;
+    }
+    if mine {
+        for j in 0..VECTOR {
+            write_volatile(partials.add(split * batch * n + out + j), total[j]);
+        }
+    }
+    if tile_fold::last_of_tile(counters.add(problem * tiles + tile), splits as u32) && mine {
+        let mut folded = [0.0f32; VECTOR];
+        for s in 0..splits {
+            for j in 0..VECTOR {
+                folded[j] += read_volatile(partials.add(s * batch * n + out + j));
+            }
+        }
+        store(folded);
+    }
+}
