@@ -104,6 +104,7 @@ stage_sanitizer() {
              "gpu_half bf16_sums_are_deterministic" "gpu_axis axis_i16" "gpu_axis named_strategies" \
              "gpu_axis_segments segments_f32" "gpu_axis_segments offsets_are_clamped_to_the_input" \
              "gpu_arg arg_u8" "gpu_arg bad_outputs_are_refused_before_any_launch" \
+             "gpu_axis_arg axis_arg_bf16" "gpu_axis_arg named_strategies_i8" "gpu_axis_arg bad_input_is_refused" \
              "gpu_sgemv_batched edge_shapes_and_alpha_zero" "gpu_sgemv_batched strided_batches_of_1_2_and_1000" \
              "gpu_gemv_half edge_shapes_and_alpha_zero" "gpu_gemv_half vector_kernels_on_attention_decode"; do
         set -- $t

@@ -1,4 +1,5 @@
-//! Lengths past 2^32: u8, f16, bf16 and f32 reductions, u8 argmin/argmax/argminmax, every ladder
+//! Lengths past 2^32: u8, f16, bf16 and f32 reductions, u8 argmin/argmax/argminmax (whole and
+//! along an axis), every ladder
 //! step, and sgemv and bf16 gemv (both ops) with A of more than 2^32 elements. Inputs are filled
 //! on the device (memset) with distinct values placed
 //! past 2^32, where a 32-bit index would wrap onto the start. One test, run case after case,
@@ -7,7 +8,8 @@ mod common;
 use common::{download, gpu, Rng, U32};
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cudakernels::{
-    bf16, f16, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvBatch, SgemvKernel, SgemvOptions, ValueIndex,
+    bf16, f16, ArgOp, Axis, AxisShape, AxisStrategy, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvBatch,
+    SgemvKernel, SgemvOptions, ValueIndex,
 };
 
 const TWO32: usize = 1 << 32;
@@ -72,6 +74,7 @@ fn arg_past_2_pow_32(gpu: &GpuStream) {
         (DeviceBuffer::from_slice(&[7u8; 2]).unwrap(), DeviceBuffer::from_slice(&[9u64; 2]).unwrap());
     gpu.argminmax_into(&buf, &mut values, &mut indices).unwrap();
     assert_eq!((download(gpu, &values), download(gpu, &indices)), (vec![0, 200], vec![lo.index, hi.index]));
+    axis_arg_past_2_pow_32(gpu, &buf, lo, hi);
     // Ties: 200 at 5 and 0 at 2^32 - 1, both before the ones past 2^32.
     // SAFETY: the copies run in the stream's order and are waited for before the next reads.
     unsafe {
@@ -84,6 +87,29 @@ fn arg_past_2_pow_32(gpu: &GpuStream) {
     assert_eq!((gpu.argmin(&buf).unwrap(), gpu.argmax(&buf).unwrap()), (lo, hi));
     // Past the tie at 5: the max is again the one past 2^32.
     assert_eq!(gpu.argmax(&buf.index(6..)).unwrap(), pair(200, TWO32 + 20 - 6), "u8 argmax of a view at 6");
+}
+
+/// argmin/argmax along an axis over `buf` (one row, one contiguous column, two segments),
+/// whose extremes `lo` and `hi` lie past 2^32: u64 indices past 2^32, u32 indices refused.
+fn axis_arg_past_2_pow_32(gpu: &GpuStream, buf: &DeviceBuffer<u8>, lo: ValueIndex<u8>, hi: ValueIndex<u8>) {
+    let n = buf.len();
+    let (mut values, mut indices) =
+        (DeviceBuffer::from_slice(&[7u8; 2]).unwrap(), DeviceBuffer::from_slice(&[9u64; 2]).unwrap());
+    let mut got = |op: ArgOp, axis: Axis, shape: AxisShape| {
+        gpu.arg_along(op, axis, shape, buf, &mut values, &mut indices, AxisStrategy::Auto).unwrap();
+        ValueIndex { value: download(gpu, &values)[0], index: download(gpu, &indices)[0] }
+    };
+    let (row, column) = (AxisShape::new(1, n), AxisShape::new(n, 1));
+    assert_eq!(got(ArgOp::ArgMax, Axis::Rows, row), hi, "u8 argmax of a row past 2^32");
+    assert_eq!(got(ArgOp::ArgMin, Axis::Rows, row), lo, "u8 argmin of a row past 2^32");
+    assert_eq!(got(ArgOp::ArgMax, Axis::Columns, column), hi, "u8 argmax of a column past 2^32");
+    let mut narrow = DeviceBuffer::from_slice(&[9u32; 2]).unwrap();
+    let e = gpu.arg_along(ArgOp::ArgMax, Axis::Rows, row, buf, &mut values, &mut narrow, AxisStrategy::Auto);
+    assert!(matches!(e, Err(cudakernels::Error::TooLarge { .. })), "u32 indices for a row past 2^32: {:?}", e);
+    let offsets = DeviceBuffer::from_slice(&[0u64, 5, n as u64]).unwrap();
+    gpu.segmented_arg(ArgOp::ArgMax, buf, &offsets, &mut values, &mut indices).unwrap();
+    let want = (vec![1u8, 200], vec![0u64, hi.index - 5]);
+    assert_eq!((download(gpu, &values), download(gpu, &indices)), want, "u8 segmented argmax past 2^32");
 }
 
 fn floats_past_2_pow_32(gpu: &GpuStream) {

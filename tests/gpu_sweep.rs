@@ -1,15 +1,16 @@
 //! Every kernel once, on small inputs, checked: what the runner's compute-sanitizer stages
 //! (memcheck, racecheck, synccheck, initcheck) run. Every ladder step with every finish at one
 //! block size, every typed op × type, every arg op × type, every sgemv kernel, every axis kernel
-//! (rows, columns, fold) × op × type, every half-precision gemv kernel.
+//! (rows, columns, fold) × op × type, the axis arg kernels likewise, every half-precision gemv kernel.
 mod common;
+use common::arg::{matrix, run_along, ArgRef, AXIS_ARG_OPS};
 use common::axis::{run_case, Case};
 use common::typed::Reference;
 use common::{download, gpu, upload, Rng, U32};
 use cudakernels::{bf16, f16, ArgOp, ValueIndex, ARG_TYPES, TYPED_TYPES};
 use cudakernels::{
-    Axis, AxisStrategy, Finish, GemvVector, GpuStream, HalfWeight, LadderKernel, Op, ReduceStrategy, SgemvBatch,
-    SgemvKernel, SgemvOptions, TypedElement, TypedOp,
+    Axis, AxisShape, AxisStrategy, Finish, GemvVector, GpuStream, HalfWeight, LadderKernel, Op, ReduceStrategy,
+    SgemvBatch, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
 };
 
 /// Several blocks with a partial last one, for every step at block 256.
@@ -199,6 +200,39 @@ fn axis_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
         + axis::<cudakernels::bf16>(gpu, rng)
 }
 
+/// The axis arg kernels over `T`: rows and columns, both split (so the fold runs), both ops.
+fn axis_arg<T: ArgRef>(gpu: &GpuStream, rng: &mut Rng) -> usize {
+    let shape = AxisShape::new(40, 70).with_lda(73);
+    let ctx = format!("seed {} {}", rng.seed, T::NAME);
+    let (buffer, lines) = matrix::<T>(rng, shape, 1, Axis::Rows);
+    run_along::<T, u32>(
+        gpu,
+        (&buffer, &lines),
+        1,
+        shape,
+        Axis::Rows,
+        AxisStrategy::Rows { lanes: 32, chunks: 3 },
+        &ctx,
+    );
+    let (buffer, lines) = matrix::<T>(rng, shape, 1, Axis::Columns);
+    let cols = AxisStrategy::Columns { tile: 32, splits: 2 };
+    run_along::<T, u64>(gpu, (&buffer, &lines), 1, shape, Axis::Columns, cols, &ctx);
+    2 * AXIS_ARG_OPS.len()
+}
+
+fn axis_arg_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
+    axis_arg::<u8>(gpu, rng)
+        + axis_arg::<i8>(gpu, rng)
+        + axis_arg::<u16>(gpu, rng)
+        + axis_arg::<i16>(gpu, rng)
+        + axis_arg::<i32>(gpu, rng)
+        + axis_arg::<u32>(gpu, rng)
+        + axis_arg::<f32>(gpu, rng)
+        + axis_arg::<f64>(gpu, rng)
+        + axis_arg::<f16>(gpu, rng)
+        + axis_arg::<bf16>(gpu, rng)
+}
+
 /// How a half-precision sweep makes A's, x's and y's elements from f32 and reads y back.
 type Conversions<A, X, Y> = (fn(f32) -> A, fn(f32) -> X, fn(f32) -> Y, fn(Y) -> f32);
 
@@ -270,6 +304,7 @@ fn every_kernel_once() {
         + arg_all(gpu, &mut rng)
         + sgemv_all(gpu, &mut rng)
         + axis_all(gpu, &mut rng)
+        + axis_arg_all(gpu, &mut rng)
         + half_gemv_all(gpu);
     let kernels = cudakernels::SGEMV_KERNELS.len() + cudakernels::HALF_GEMV_KERNELS.len();
     assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + kernels);

@@ -3,8 +3,8 @@
 //! flagged finish) with no local memory.
 use cudakernels::sgemv::dispatch::stripe_depths;
 use cudakernels::{
-    ladder_entry_point, ArgOp, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_KERNELS, AXIS_TYPES,
-    HALF_GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
+    ladder_entry_point, ArgOp, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_OPS, AXIS_KERNELS,
+    AXIS_TYPES, HALF_GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
 };
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
@@ -236,26 +236,48 @@ fn axis_names(kernel: &str) -> Vec<String> {
         .collect()
 }
 
+/// Axis kernel `name` (of kind `kernel`) reads as its kind does: rows with 16-byte loads and
+/// group shuffles, fold with a block barrier, columns from global memory.
+fn axis_kernel_reads(kernel: &str, name: &str) {
+    let body = entry(name);
+    match kernel {
+        "rows" => assert!(
+            body.contains("ld.global.nc.v4.u32") && body.contains("shfl.sync.bfly"),
+            "{}: 16-byte loads and group shuffles",
+            name
+        ),
+        "fold" => assert!(body.contains("barrier.sync 0"), "{}: the block fold", name),
+        _ => assert!(body.contains("ld.global"), "{} reads its column", name),
+    }
+}
+
 #[test]
 fn axis_kernels_exist_with_their_loads_and_shuffles() {
     for kernel in AXIS_KERNELS.iter() {
         assert_eq!(axis_names(kernel).len(), 40);
         for name in axis_names(kernel) {
-            let body = entry(&name);
-            match *kernel {
-                "rows" => assert!(
-                    body.contains("ld.global.nc.v4.u32") && body.contains("shfl.sync.bfly"),
-                    "{}: 16-byte loads and group shuffles",
-                    name
-                ),
-                "fold" => assert!(body.contains("barrier.sync 0"), "{}: the block fold", name),
-                _ => assert!(body.contains("ld.global"), "{} reads its column", name),
-            }
+            axis_kernel_reads(kernel, &name);
         }
     }
     assert!(entry("axis_rows_sum_u8").contains("dp4a.u32.u32"));
     assert!(entry("axis_rows_min_f32").contains("min.NaN.f32"));
     assert!(entry("axis_cols_max_f32").contains("max.NaN.f32"));
+}
+
+#[test]
+fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
+    for kernel in AXIS_KERNELS.iter() {
+        for op in AXIS_ARG_OPS.iter() {
+            for t in AXIS_TYPES.iter() {
+                let name = format!("axis_arg_{}_{}_{}", kernel, op, t);
+                assert!(!entry(&name).contains(".local"), "{}: local memory", name);
+                axis_kernel_reads(kernel, &name);
+            }
+        }
+    }
+    // Halves find a vector's extreme two lanes at a time.
+    assert!(entry("axis_arg_rows_argmax_bf16").contains("max.NaN.bf16x2"));
+    assert!(entry("axis_arg_rows_argmin_f16").contains("min.NaN.f16x2"));
 }
 
 /// Registers of every entry point in the sm_90 SASS of the committed PTX, from the pinned

@@ -4,6 +4,7 @@
 use crate::ladder::ladder_names;
 use kernels::arg::{ARG_OPS, ARG_TYPES};
 use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
+use kernels::axis_arg::AXIS_ARG_OPS;
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
 use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
 use kernels::sgemv::SGEMV_KERNELS;
@@ -17,10 +18,12 @@ const ARG: usize = F64ACC + 1;
 const SGEMV: usize = ARG + ARG_OPS.len() * ARG_TYPES.len();
 const AXIS: usize = SGEMV + SGEMV_KERNELS.len();
 const HALF_GEMV: usize = AXIS + AXIS_KERNELS.len() * TYPED_OPS.len() * AXIS_TYPES.len();
+const AXIS_ARG: usize = HALF_GEMV + HALF_GEMV_KERNELS.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
 /// passes, the typed ops by (op, type), `sum_f32_f64acc`, the arg ops by (op, type), the sgemv
-/// kernels, the axis kernels by (kernel, op, type), then the half-precision gemv kernels.
+/// kernels, the axis kernels by (kernel, op, type), the half-precision gemv kernels, then the
+/// axis arg kernels by (kernel, op, type).
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -39,6 +42,11 @@ pub(crate) fn entry_names() -> Vec<String> {
         }
     }
     names.extend(HALF_GEMV_KERNELS.iter().map(|e| e.name.to_string()));
+    for kernel in AXIS_KERNELS.iter() {
+        for op in AXIS_ARG_OPS.iter() {
+            names.extend(AXIS_TYPES.iter().map(|t| format!("axis_arg_{}_{}_{}", kernel, op, t)));
+        }
+    }
     names
 }
 
@@ -73,6 +81,13 @@ pub(crate) fn axis_entry(kernel: usize, op: usize, type_name: &str) -> usize {
     AXIS + (kernel * TYPED_OPS.len() + op) * AXIS_TYPES.len() + t
 }
 
+/// Axis arg kernel number `kernel` (in `AXIS_KERNELS`) of arg op number `op` (in
+/// `AXIS_ARG_OPS`) over `type_name`.
+pub(crate) fn axis_arg_entry(kernel: usize, op: usize, type_name: &str) -> usize {
+    let t = AXIS_TYPES.iter().position(|&t| t == type_name).expect("an axis type");
+    AXIS_ARG + (kernel * AXIS_ARG_OPS.len() + op) * AXIS_TYPES.len() + t
+}
+
 /// Half-precision gemv kernel number `k` in `HALF_GEMV_KERNELS`.
 pub(crate) fn half_gemv_entry(k: usize) -> usize {
     HALF_GEMV + k
@@ -86,7 +101,10 @@ mod tests {
     #[test]
     fn every_index_names_its_entry_point() {
         let names = entry_names();
-        assert_eq!(names.len(), HALF_GEMV + HALF_GEMV_KERNELS.len());
+        assert_eq!(names.len(), AXIS_ARG + AXIS_KERNELS.len() * AXIS_ARG_OPS.len() * AXIS_TYPES.len());
+        assert_eq!(names[axis_arg_entry(0, 0, "u8")], "axis_arg_rows_argmin_u8");
+        assert_eq!(names[axis_arg_entry(1, 1, "bf16")], "axis_arg_cols_argmax_bf16");
+        assert_eq!(names[axis_arg_entry(2, 1, "f64")], "axis_arg_fold_argmax_f64");
         assert_eq!(names[half_gemv_entry(0)], HALF_GEMV_KERNELS[0].name);
         assert_eq!(names[axis_entry(0, 1, "bf16")], "axis_rows_min_bf16");
         assert_eq!(names[axis_entry(0, 0, "u8")], "axis_rows_sum_u8");

@@ -28,6 +28,7 @@ pub mod sgemv;
 pub mod typed;
 
 pub use arg::{ArgOp, ValueIndex};
+pub use axis::arg::AxisIndex;
 pub use axis::{Axis, AxisShape, AxisStrategy};
 pub use cust;
 pub use error::{Error, Result};
@@ -53,6 +54,7 @@ mod internals {
     pub use crate::typed::typed_entry_point;
     pub use kernels::arg::{ARG_OPS, ARG_TYPES};
     pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
+    pub use kernels::axis_arg::AXIS_ARG_OPS;
     pub use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
     pub use kernels::sgemv::SGEMV_KERNELS;
     pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};

@@ -52,7 +52,7 @@ pub const AXIS_KERNELS: [&str; 3] = ["rows", "cols", "fold"];
 /// `item / chunks` (chunks of whole 4-vector batches from the row's start).
 #[cfg(target_os = "cuda")]
 #[inline(always)]
-unsafe fn item_range(
+pub(crate) unsafe fn item_range(
     item: usize,
     n: usize,
     lda: usize,

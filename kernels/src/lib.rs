@@ -5,7 +5,7 @@
 //! floats' in [`halves`], the min/max folds in [`packed`]), per-thread loads and folds
 //! ([`thread`]), warp reductions ([`warp`]), the host's tagged result words ([`publish`]), block
 //! reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`arg`],
-//! [`axis`], [`sgemv`]).
+//! [`axis`], [`axis_arg`], [`sgemv`]).
 #![cfg_attr(
     target_os = "cuda",
     no_std,
@@ -23,6 +23,7 @@ macro_rules! gpu_modules {
 
 pub mod arg;
 pub mod axis;
+pub mod axis_arg;
 pub mod config;
 pub mod reduce;
 pub mod sgemv;

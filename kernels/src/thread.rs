@@ -200,6 +200,52 @@ pub unsafe fn fold_arg_vectorized<E: ArgElement, O: ArgFold<E>>(input: &[E]) -> 
     O::combine(acc, O::resolve(state, nvec, head, |v| load_v4(vecs.add(v))))
 }
 
+/// One lane's (value, index) pair(s) of the `n` elements at `base` for arg operator `O`, shared
+/// by a group of `lanes` lanes as in [`fold_range`] (same head, tail and mapping), vectors kept
+/// as in [`fold_arg_vectorized`]. Indices count from `first` at `base`.
+#[inline(always)]
+pub unsafe fn fold_arg_range<E: ArgElement, O: ArgFold<E>>(
+    base: *const E,
+    n: usize,
+    lane: usize,
+    lanes: usize,
+    first: usize,
+) -> O::Acc {
+    let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
+    let mut acc = O::identity();
+    // Head and tail hold up to `PER_VEC - 1` elements each, more than a narrow group has lanes.
+    let mut k = lane;
+    while k < head {
+        acc = O::combine(acc, O::element(*base.add(k), (first + k) as u64));
+        k += lanes;
+    }
+    k = tail + lane;
+    while k < n {
+        acc = O::combine(acc, O::element(*base.add(k), (first + k) as u64));
+        k += lanes;
+    }
+    let vecs = base.add(head) as *const [u32; 4];
+    let mut state = O::start(lane);
+    let mut i = lane;
+    while i + 3 * lanes < nvec {
+        let batch = [
+            load_v4(vecs.add(i)),
+            load_v4(vecs.add(i + lanes)),
+            load_v4(vecs.add(i + 2 * lanes)),
+            load_v4(vecs.add(i + 3 * lanes)),
+        ];
+        for j in 0..4 {
+            O::see(&mut state, &batch[j], i + j * lanes);
+        }
+        i += 4 * lanes;
+    }
+    while i < nvec {
+        O::see(&mut state, &load_v4(vecs.add(i)), i);
+        i += lanes;
+    }
+    O::combine(acc, O::resolve(state, nvec, first + head, |v| load_v4(vecs.add(v))))
+}
+
 /// Dot product of four A values with four x values (float4 loads as raw words).
 #[inline(always)]
 pub fn dot4(a: [u32; 4], x: [u32; 4]) -> f32 {

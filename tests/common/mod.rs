@@ -1,5 +1,6 @@
 //! Shared test helpers: GPU detection with an honest skip, fresh random inputs, transfers.
 #![allow(dead_code)]
+pub mod arg;
 pub mod axis;
 pub mod gemv;
 use cudakernels::cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};

@@ -8,14 +8,18 @@
 //!   floats), max `T::LOWEST` (-inf), minmax (`T::HIGHEST`, `T::LOWEST`).
 //! - Floats: NaN propagates, -0.0 orders below +0.0 (as the typed reductions); results are
 //!   deterministic (same bits every call on a device: fixed lanes, fixed fold order).
+//! - argmin and argmax: [`GpuStream::arg_along`] and [`GpuStream::segmented_arg`], values
+//!   and u32 or u64 indices ([`arg::AxisIndex`]) into two outputs; an empty line gets the identity
+//!   and an all-ones index.
 //! - Calls enqueue without waiting; bad input gets its typed error and launches nothing.
+pub mod arg;
 mod plan;
 
 pub use plan::{
     auto_strategy, first_grid, fold_plan, lanes_for, resolve, Axis, AxisShape, AxisStrategy, FoldPlan, AXIS_MAX_CHUNKS,
 };
 
-use crate::entries::axis_entry;
+use crate::entries::{axis_arg_entry, axis_entry};
 use crate::error::{Error, Result};
 use crate::gpu::{Enqueue, GpuStream, KernelArgs};
 use crate::typed::{TypedElement, TypedOp};
@@ -27,55 +31,118 @@ const ROWS: usize = 0;
 const COLS: usize = 1;
 const FOLD: usize = 2;
 
-/// Byte range of a device slice.
-fn bytes_of<T: DeviceCopy>(s: &DeviceSlice<T>) -> (u64, u64) {
-    let start = s.as_device_ptr().as_raw();
-    (start, start + (s.len() * std::mem::size_of::<T>()) as u64)
-}
-
-/// `Overlap` when `out`'s bytes meet `with`'s (both non-empty).
-pub fn check_overlap(out: (u64, u64), with: (u64, u64), with_name: &'static str) -> Result<()> {
+/// `Overlap` when output `what`'s bytes meet `with`'s (both non-empty).
+pub fn check_overlap(what: &'static str, out: (u64, u64), with: (u64, u64), with_name: &'static str) -> Result<()> {
     if out.0 < out.1 && with.0 < with.1 && out.0 < with.1 && with.0 < out.1 {
-        return Err(Error::Overlap { what: "out", with: with_name });
+        return Err(Error::Overlap { what, with: with_name });
     }
     Ok(())
 }
 
-/// `out` must hold `need` elements.
-fn need_out<A: DeviceCopy>(out: &DeviceSlice<A>, need: usize) -> Result<()> {
-    if out.len() < need {
-        return Err(Error::LengthMismatch { what: "out", expected: need, actual: out.len() });
+/// One output buffer of a call: its name, device address, length, element bytes, and the
+/// elements each result takes.
+#[derive(Clone, Copy)]
+struct Output {
+    what: &'static str,
+    addr: u64,
+    len: usize,
+    elem: usize,
+    per: usize,
+}
+
+impl Output {
+    fn of<A: DeviceCopy>(what: &'static str, s: &DeviceSlice<A>, per: usize) -> Output {
+        Output { what, addr: s.as_device_ptr().as_raw(), len: s.len(), elem: std::mem::size_of::<A>(), per }
+    }
+
+    /// The byte range of a slice read (every element).
+    fn read<A: DeviceCopy>(s: &DeviceSlice<A>) -> (u64, u64) {
+        let o = Output::of("", s, 1);
+        (o.addr, o.addr + (o.len * o.elem) as u64)
+    }
+
+    /// The bytes `results` results take; `LengthMismatch` when it holds fewer.
+    fn written(&self, results: usize) -> Result<(u64, u64)> {
+        let need = results * self.per;
+        if self.len < need {
+            return Err(Error::LengthMismatch { what: self.what, expected: need, actual: self.len });
+        }
+        Ok((self.addr, self.addr + (need * self.elem) as u64))
+    }
+}
+
+/// Checks `outs` for `results` results: lengths first, then that none meets a read buffer of
+/// `reads` or another output.
+fn check_outputs(outs: &[Output], results: usize, reads: &[(&'static str, (u64, u64))]) -> Result<()> {
+    let written = outs.iter().map(|o| o.written(results)).collect::<Result<Vec<_>>>()?;
+    for (i, (o, w)) in outs.iter().zip(written.iter()).enumerate() {
+        for &(name, r) in reads.iter() {
+            check_overlap(o.what, *w, r, name)?;
+        }
+        for (other, &w2) in outs.iter().zip(written.iter()).take(i) {
+            check_overlap(o.what, *w, w2, other.what)?;
+        }
     }
     Ok(())
+}
+
+/// Where a job's results go.
+#[derive(Clone, Copy)]
+enum Results {
+    /// A typed op's accumulator per result at this device address.
+    Acc(u64),
+    /// An arg op's values and indices (u64 indices when `wide`, else u32).
+    Arg { values: u64, indices: u64, wide: bool },
 }
 
 /// What one call reduces: the input, its items (rows or segments) and where results go.
 struct Job<'a, T: DeviceCopy> {
-    op: TypedOp,
+    /// The op's number in `TYPED_OPS`, or in `AXIS_ARG_OPS` for `Results::Arg`.
+    op: usize,
     type_name: &'static str,
     input: &'a DeviceSlice<T>,
     shape: AxisShape,
     offsets: Option<&'a DeviceSlice<u64>>,
-    out: u64,
+    out: Results,
     /// Bytes of one result's accumulator.
     acc_bytes: usize,
+}
+
+impl<T: DeviceCopy> Job<'_, T> {
+    /// The entry point of axis kernel `kernel` for this job's op and type.
+    fn entry(&self, kernel: usize) -> usize {
+        match self.out {
+            Results::Acc(_) => axis_entry(kernel, self.op, self.type_name),
+            Results::Arg { .. } => axis_arg_entry(kernel, self.op, self.type_name),
+        }
+    }
+
+    /// Pushes the first launch's outputs: `partials` (the results when not split); arg
+    /// kernels take (partials or null, values, indices, wide).
+    fn push_out(&self, args: &mut KernelArgs, partials: Option<u64>) {
+        match (self.out, partials) {
+            (Results::Acc(out), p) => args.ptr(p.unwrap_or(out)),
+            (Results::Arg { .. }, Some(p)) => args.ptr(p).ptr(0).ptr(0).u32(0),
+            (Results::Arg { values, indices, wide }, None) => args.ptr(0).ptr(values).ptr(indices).u32(wide as u32),
+        };
+    }
 }
 
 /// Enqueues `job` with the resolved `strategy`, then the fold when it splits results.
 ///
 /// # Safety
-/// `job.acc_bytes` is the size of `axis_*_{op}_{type}`'s accumulator; `job.out` is the device
-/// address of one per result, checked and lent for the call; `job.shape` fits `job.input`
+/// `job.acc_bytes` is the size of `axis_*_{op}_{type}`'s accumulator (a `ValueIndex<T>` for
+/// `axis_arg_*`); `job.out` holds the device addresses of one accumulator (or one value and one
+/// index of its width) per result, checked and lent for the call; `job.shape` fits `job.input`
 /// (checked) and, for segments, `job.offsets` holds m + 1 offsets.
 unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy: AxisStrategy) -> Result<()> {
     let shape = job.shape;
     let fold = fold_plan(shape, strategy);
     let partials = match fold {
-        Some(f) => q.partials(f.items * f.chunks * job.acc_bytes)?,
-        None => job.out,
+        Some(f) => Some(q.partials(f.items * f.chunks * job.acc_bytes)?),
+        None => None,
     };
     let grid = first_grid(shape, strategy, q.gpu().max_grid_x())?;
-    let op = job.op as usize;
     let mut args = KernelArgs::new();
     match strategy {
         AxisStrategy::Rows { lanes, chunks } => {
@@ -86,40 +153,116 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
                 Some(o) => args.out("offsets", o),
                 None => args.ptr(0),
             };
-            args.u32(lanes).u32(chunks).ptr(partials);
+            args.u32(lanes).u32(chunks);
+            job.push_out(&mut args, partials);
             // SAFETY: `axis_rows_{op}_{T}` takes (input, rows, n, lda, offsets, lanes, chunks, out)
-            // as pushed; the shape fits the input or the offsets index it (clamped to its
+            // as pushed (arg kernels: out as `push_out` pushes it); the shape fits the input or the offsets index it (clamped to its
             // length); `partials` (or the caller's out) holds m·chunks accumulators; `lanes` is a power
             // of two ≤ 32 (resolved), the block `AXIS_BLOCK`.
-            unsafe { q.launch(axis_entry(ROWS, op, job.type_name), grid, AXIS_BLOCK, &args)? };
+            unsafe { q.launch(job.entry(ROWS), grid, AXIS_BLOCK, &args)? };
         }
         AxisStrategy::Columns { tile, splits } => {
             args.out("input", job.input).usize(shape.m).usize(shape.n).usize(shape.lda).u32(tile).u32(splits);
-            args.ptr(partials);
+            job.push_out(&mut args, partials);
             // SAFETY: `axis_cols_{op}_{T}` takes (input, rows, n, lda, tile, splits, out) as
             // pushed; the grid is ⌈n / tile⌉·splits; `partials` (or out) holds every column's
             // splits·(AXIS_BLOCK / tile) chunks.
-            unsafe { q.launch(axis_entry(COLS, op, job.type_name), grid, AXIS_BLOCK, &args)? };
+            unsafe { q.launch(job.entry(COLS), grid, AXIS_BLOCK, &args)? };
         }
         AxisStrategy::Auto => unreachable!("resolved before enqueueing"),
     }
-    if let Some(f) = fold {
+    if let (Some(f), Some(partials)) = (fold, partials) {
         let mut args = KernelArgs::new();
-        args.ptr(partials).usize(f.items).usize(f.chunks).usize(f.item_stride).usize(f.chunk_stride).ptr(job.out);
+        args.ptr(partials).usize(f.items).usize(f.chunks);
+        match job.out {
+            Results::Acc(out) => args.usize(f.item_stride).usize(f.chunk_stride).ptr(out),
+            Results::Arg { values, indices, wide } => args.ptr(values).ptr(indices).u32(wide as u32),
+        };
         let grid = f.items.min(q.gpu().max_grid_x() as usize) as u32;
         // SAFETY: `axis_fold_{op}_{T}` takes (partials, items, chunks, item_stride, chunk_stride,
-        // out) as pushed; the first launch, before it on this stream, filled the partials as the
-        // plan lays them out; `job.out` holds `items` accumulators.
-        unsafe { q.launch(axis_entry(FOLD, op, job.type_name), grid, AXIS_BLOCK, &args)? };
+        // out) as pushed, `axis_arg_fold_{op}_{T}` (partials, items, chunks, values, indices,
+        // wide) with item i's chunk k at i·chunks + k, as the plan lays them out; the first
+        // launch, before it on this stream, filled them; the outputs hold `items` results.
+        unsafe { q.launch(job.entry(FOLD), grid, AXIS_BLOCK, &args)? };
     }
     Ok(())
 }
 
+/// Bytes of one result's accumulator: a `ValueIndex<T>` (16 for every T) for arg ops, else
+/// the one output's elements per result.
+fn acc_bytes(results: Results, outs: &[Output]) -> usize {
+    match results {
+        Results::Arg { .. } => std::mem::size_of::<kernels::config::ValueIndex<u64>>(),
+        Results::Acc(_) => outs[0].per * outs[0].elem,
+    }
+}
+
 impl GpuStream {
-    /// Checks and enqueues one axis reduction writing `per` `O` per result into `out` (the
-    /// op's accumulator: a sum's, one element, or a minmax pair).
+    /// Checks and enqueues one axis reduction into `outs` (one, or values and indices for
+    /// `Results::Arg`), where `results` says the results go; `lent` checks the outputs are
+    /// this device's memory.
     #[allow(clippy::too_many_arguments)]
-    fn along<T: TypedElement, O: DeviceCopy>(
+    fn along<T: TypedElement>(
+        &self,
+        op: usize,
+        axis: Axis,
+        shape: AxisShape,
+        input: &DeviceSlice<T>,
+        (outs, results): (&[Output], Results),
+        lent: impl FnOnce() -> Result<()>,
+        strategy: AxisStrategy,
+    ) -> Result<()> {
+        shape.check(input.len())?;
+        let count = axis.results(shape);
+        check_outputs(outs, count, &[("input", Output::read(input))])?;
+        let (shape, strategy) = resolve(axis, shape, std::mem::size_of::<T>(), self.sm_count(), strategy)?;
+        if count == 0 {
+            return Ok(());
+        }
+        lent()?;
+        let job = Job {
+            op,
+            type_name: T::NAME,
+            input,
+            shape,
+            offsets: None,
+            out: results,
+            acc_bytes: acc_bytes(results, outs),
+        };
+        // SAFETY: `acc_bytes` is the op's accumulator (the callers' types); the outputs hold one
+        // result per row or column (checked above, lent for the call); the shape fits the input.
+        unsafe { enqueue::<T>(&mut self.lock()?, job, strategy) }
+    }
+
+    /// Checks and enqueues one segmented reduction (as [`Self::along`]).
+    fn segmented<T: TypedElement>(
+        &self,
+        op: usize,
+        input: &DeviceSlice<T>,
+        offsets: &DeviceSlice<u64>,
+        (outs, results): (&[Output], Results),
+        lent: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let m =
+            offsets.len().checked_sub(1).ok_or(Error::LengthMismatch { what: "offsets", expected: 1, actual: 0 })?;
+        check_outputs(outs, m, &[("input", Output::read(input)), ("offsets", Output::read(offsets))])?;
+        if m == 0 {
+            return Ok(());
+        }
+        lent()?;
+        let avg = input.len() / m;
+        let strategy = AxisStrategy::Rows { lanes: lanes_for(avg * std::mem::size_of::<T>()), chunks: 1 };
+        let shape = AxisShape::new(m, 0);
+        let acc_bytes = acc_bytes(results, outs);
+        let job = Job { op, type_name: T::NAME, input, shape, offsets: Some(offsets), out: results, acc_bytes };
+        // SAFETY: `acc_bytes` is the op's accumulator; the outputs hold m results (checked, lent);
+        // the kernel clamps every offset to the input's length.
+        unsafe { enqueue::<T>(&mut self.lock()?, job, strategy) }
+    }
+
+    /// One typed op's output `out`, `per` accumulators per result.
+    #[allow(clippy::too_many_arguments)]
+    fn typed_along<T: TypedElement, O: DeviceCopy>(
         &self,
         op: TypedOp,
         axis: Axis,
@@ -129,24 +272,13 @@ impl GpuStream {
         per: usize,
         strategy: AxisStrategy,
     ) -> Result<()> {
-        shape.check(input.len())?;
-        let results = axis.results(shape);
-        need_out(out, results * per)?;
-        check_overlap(bytes_of(&out.index(..results * per)), bytes_of(input), "input")?;
-        let (shape, strategy) = resolve(axis, shape, std::mem::size_of::<T>(), self.sm_count(), strategy)?;
-        if results == 0 {
-            return Ok(());
-        }
-        self.check_lent("out", out)?;
-        let (addr, acc_bytes) = (out.as_device_ptr().as_raw(), per * std::mem::size_of::<O>());
-        let job = Job { op, type_name: T::NAME, input, shape, offsets: None, out: addr, acc_bytes };
-        // SAFETY: `per` `O` are the op's accumulator (the callers' types); out holds one per
-        // row or column (checked above, lent for the call); the shape fits the input.
-        unsafe { enqueue::<T>(&mut self.lock()?, job, strategy) }
+        let outs = [Output::of("out", out, per)];
+        let results = Results::Acc(outs[0].addr);
+        self.along(op as usize, axis, shape, input, (&outs, results), || self.check_lent("out", out), strategy)
     }
 
-    /// Checks and enqueues one segmented reduction, `per` `O` per result (as [`Self::along`]).
-    fn segmented<T: TypedElement, O: DeviceCopy>(
+    /// One typed op's segmented output `out`, `per` accumulators per result.
+    fn typed_segmented<T: TypedElement, O: DeviceCopy>(
         &self,
         op: TypedOp,
         input: &DeviceSlice<T>,
@@ -154,24 +286,9 @@ impl GpuStream {
         out: &mut DeviceSlice<O>,
         per: usize,
     ) -> Result<()> {
-        let m =
-            offsets.len().checked_sub(1).ok_or(Error::LengthMismatch { what: "offsets", expected: 1, actual: 0 })?;
-        need_out(out, m * per)?;
-        let written = bytes_of(&out.index(..m * per));
-        check_overlap(written, bytes_of(input), "input")?;
-        check_overlap(written, bytes_of(offsets), "offsets")?;
-        if m == 0 {
-            return Ok(());
-        }
-        self.check_lent("out", out)?;
-        let avg = input.len() / m;
-        let strategy = AxisStrategy::Rows { lanes: lanes_for(avg * std::mem::size_of::<T>()), chunks: 1 };
-        let shape = AxisShape::new(m, 0);
-        let (addr, acc_bytes) = (out.as_device_ptr().as_raw(), per * std::mem::size_of::<O>());
-        let job = Job { op, type_name: T::NAME, input, shape, offsets: Some(offsets), out: addr, acc_bytes };
-        // SAFETY: `per` `O` are the op's accumulator; out holds m of them (checked, lent); the kernel
-        // clamps every offset to the input's length.
-        unsafe { enqueue::<T>(&mut self.lock()?, job, strategy) }
+        let outs = [Output::of("out", out, per)];
+        let results = Results::Acc(outs[0].addr);
+        self.segmented(op as usize, input, offsets, (&outs, results), || self.check_lent("out", out))
     }
 
     /// Enqueues the sum of each row or column of `shape` in `input` into `out` (m or n
@@ -184,7 +301,7 @@ impl GpuStream {
         out: &mut DeviceSlice<T::Sum>,
         strategy: AxisStrategy,
     ) -> Result<()> {
-        self.along(TypedOp::Sum, axis, shape, input, out, 1, strategy)
+        self.typed_along(TypedOp::Sum, axis, shape, input, out, 1, strategy)
     }
 
     /// Enqueues min, max or minmax (`op`) of each row or column into `out`: one `T` per result,
@@ -200,8 +317,8 @@ impl GpuStream {
     ) -> Result<()> {
         match op {
             TypedOp::Sum => Err(Error::Unsupported { what: "sum into an element-typed buffer: use sum_along".into() }),
-            TypedOp::MinMax => self.along(op, axis, shape, input, out, 2, strategy),
-            _ => self.along(op, axis, shape, input, out, 1, strategy),
+            TypedOp::MinMax => self.typed_along(op, axis, shape, input, out, 2, strategy),
+            _ => self.typed_along(op, axis, shape, input, out, 1, strategy),
         }
     }
 
@@ -215,7 +332,7 @@ impl GpuStream {
         offsets: &DeviceSlice<u64>,
         out: &mut DeviceSlice<T::Sum>,
     ) -> Result<()> {
-        self.segmented(TypedOp::Sum, input, offsets, out, 1)
+        self.typed_segmented(TypedOp::Sum, input, offsets, out, 1)
     }
 
     /// Enqueues min, max or minmax of each segment, as [`GpuStream::reduce_along`] lays results
@@ -231,8 +348,8 @@ impl GpuStream {
             TypedOp::Sum => {
                 Err(Error::Unsupported { what: "sum into an element-typed buffer: use segmented_sum".into() })
             }
-            TypedOp::MinMax => self.segmented(op, input, offsets, out, 2),
-            _ => self.segmented(op, input, offsets, out, 1),
+            TypedOp::MinMax => self.typed_segmented(op, input, offsets, out, 2),
+            _ => self.typed_segmented(op, input, offsets, out, 1),
         }
     }
 }

@@ -24,10 +24,16 @@ fn shapes_are_checked_before_anything_runs() {
 
 #[test]
 fn outputs_that_meet_an_input_are_refused() {
-    assert_eq!(check_overlap((100, 200), (200, 300), "input"), Ok(()));
-    assert_eq!(check_overlap((100, 201), (200, 300), "input"), Err(Error::Overlap { what: "out", with: "input" }));
-    assert_eq!(check_overlap((250, 260), (200, 300), "offsets"), Err(Error::Overlap { what: "out", with: "offsets" }));
-    assert_eq!(check_overlap((200, 200), (100, 300), "input"), Ok(()), "an empty output meets nothing");
+    assert_eq!(check_overlap("out", (100, 200), (200, 300), "input"), Ok(()));
+    assert_eq!(
+        check_overlap("out", (100, 201), (200, 300), "input"),
+        Err(Error::Overlap { what: "out", with: "input" })
+    );
+    assert_eq!(
+        check_overlap("out", (250, 260), (200, 300), "offsets"),
+        Err(Error::Overlap { what: "out", with: "offsets" })
+    );
+    assert_eq!(check_overlap("out", (200, 200), (100, 300), "input"), Ok(()), "an empty output meets nothing");
 }
 
 #[test]
@@ -120,4 +126,19 @@ fn first_grids_cover_every_item_or_tile() {
 
 fn div(a: u32, b: u32) -> u32 {
     (a + b - 1) / b
+}
+
+#[test]
+fn outputs_are_checked_for_length_then_overlap() {
+    let out = |what, addr, len| Output { what, addr, len, elem: 4, per: 1 };
+    let read = [("input", (0x1000, 0x2000))];
+    let short = check_outputs(&[out("values", 0x3000, 3), out("indices", 0x4000, 4)], 4, &read);
+    assert_eq!(short, Err(Error::LengthMismatch { what: "values", expected: 4, actual: 3 }));
+    let shared = check_outputs(&[out("values", 0x3000, 4), out("indices", 0x300c, 4)], 4, &read);
+    assert_eq!(shared, Err(Error::Overlap { what: "indices", with: "values" }));
+    assert_eq!(check_outputs(&[out("values", 0x3000, 4), out("indices", 0x3010, 4)], 4, &read), Ok(()));
+    let into_input = check_outputs(&[out("values", 0x1ff0, 4)], 4, &read);
+    assert_eq!(into_input, Err(Error::Overlap { what: "values", with: "input" }));
+    // Only the results' bytes count: an output longer than needed may run on into the input.
+    assert_eq!(check_outputs(&[out("values", 0x0ff0, 8)], 4, &read), Ok(()));
 }

@@ -1,6 +1,6 @@
 //! Reductions along an axis (`Auto`) on the shapes of data/axis_shapes.csv: rows (torch dim=1),
-//! columns (dim=0) and ragged segments, sum and max, f32 and bf16, cold (inputs rotated past L2),
-//! against a cold copy moving the same bytes.
+//! columns (dim=0) and ragged segments, sum, max and argmax (u64 indices, as torch's), f32 and
+//! bf16, cold (inputs rotated past L2), against a cold copy moving the same bytes.
 use crate::axis_shapes::{self, AxisCase};
 use crate::harness::{
     buffers, rotation, same_size_copy_ms,
@@ -9,7 +9,7 @@ use crate::harness::{
 };
 use crate::timing::{gbps, median_ms};
 use cudakernels::cust::memory::DeviceBuffer;
-use cudakernels::{bf16, Axis, AxisShape, AxisStrategy, Gpu, GpuStream, Result, TypedElement, TypedOp};
+use cudakernels::{bf16, ArgOp, Axis, AxisShape, AxisStrategy, Gpu, GpuStream, Result, TypedElement, TypedOp};
 
 const TABLE: Table = Table::markdown(
     "| shape | type | along | op | median µs | GB/s | % of same-size copy |",
@@ -43,7 +43,9 @@ fn shape<T: TypedElement>(s: &GpuStream, case: AxisCase, fill: impl Fn(usize) ->
     };
     let mut sums = buffers(1, results, |_| T::Sum::default())?;
     let mut values = buffers(1, results, |_| T::default())?;
-    for &op in [TypedOp::Sum, TypedOp::Max].iter() {
+    let mut indices = buffers(1, results, |_| 0u64)?;
+    // `None`: argmax.
+    for &op in [Some(TypedOp::Sum), Some(TypedOp::Max), None].iter() {
         let time = |along: &str, f: &mut dyn FnMut(&DeviceBuffer<T>) -> Result<()>| -> Result<()> {
             let ms = median_ms(s, WARMUP, REPS, |i| f(&inputs[i % inputs.len()]))?;
             let label = match case {
@@ -59,16 +61,26 @@ fn shape<T: TypedElement>(s: &GpuStream, case: AxisCase, fill: impl Fn(usize) ->
                     let along = if axis == Axis::Rows { "rows (dim=1)" } else { "columns (dim=0)" };
                     let shape = AxisShape::new(m, n);
                     time(along, &mut |x| match op {
-                        TypedOp::Sum => s.sum_along(axis, shape, x, &mut sums[0], AxisStrategy::Auto),
-                        _ => s.reduce_along(op, axis, shape, x, &mut values[0], AxisStrategy::Auto),
+                        Some(TypedOp::Sum) => s.sum_along(axis, shape, x, &mut sums[0], AxisStrategy::Auto),
+                        Some(op) => s.reduce_along(op, axis, shape, x, &mut values[0], AxisStrategy::Auto),
+                        None => s.arg_along(
+                            ArgOp::ArgMax,
+                            axis,
+                            shape,
+                            x,
+                            &mut values[0],
+                            &mut indices[0],
+                            AxisStrategy::Auto,
+                        ),
                     })?;
                 }
             }
             AxisCase::Ragged { .. } => {
                 let offsets = DeviceBuffer::from_slice(&case.offsets()).expect("offsets");
                 time("segments", &mut |x| match op {
-                    TypedOp::Sum => s.segmented_sum(x, &offsets, &mut sums[0]),
-                    _ => s.segmented_reduce(op, x, &offsets, &mut values[0]),
+                    Some(TypedOp::Sum) => s.segmented_sum(x, &offsets, &mut sums[0]),
+                    Some(op) => s.segmented_reduce(op, x, &offsets, &mut values[0]),
+                    None => s.segmented_arg(ArgOp::ArgMax, x, &offsets, &mut values[0], &mut indices[0]),
                 })?;
             }
         }
@@ -76,13 +88,13 @@ fn shape<T: TypedElement>(s: &GpuStream, case: AxisCase, fill: impl Fn(usize) ->
     Ok(())
 }
 
-fn row(shape: &str, type_name: &str, along: &str, op: TypedOp, bytes: usize, ms: f64, copy_ms: f64) {
+fn row(shape: &str, type_name: &str, along: &str, op: Option<TypedOp>, bytes: usize, ms: f64, copy_ms: f64) {
     let bw = gbps(bytes, ms);
     TABLE.row(&[
         shape.into(),
         type_name.into(),
         along.into(),
-        op.name().into(),
+        op.map_or("argmax", |o| o.name()).into(),
         (ms * 1e3).into(),
         bw.into(),
         (100.0 * copy_ms / ms).into(),

@@ -1,0 +1,127 @@
+//! argmin and argmax along an axis: the value and index of each row's, column's or segment's
+//! extreme, indices as u32 or u64 (the caller's choice) within the row, column or segment.
+//!
+//! Order as the whole-buffer arg ops ([`crate::arg`]): ties → smallest index; floats: NaN is
+//! the extreme both ways (the first NaN wins), -0.0 below +0.0. An empty row, column or segment
+//! gets the op's identity for its value (`T::HIGHEST` for argmin, `T::LOWEST` for argmax) and
+//! the index type's all-ones sentinel (`u32::MAX` or `u64::MAX`).
+use super::{Axis, AxisShape, AxisStrategy, Output, Results};
+use crate::arg::ArgOp;
+use crate::error::{Error, Result};
+use crate::gpu::GpuStream;
+use crate::typed::TypedElement;
+use cust::memory::{DeviceCopy, DeviceSlice};
+
+/// The index type of arg results along an axis: `u32` or `u64`.
+pub trait AxisIndex: DeviceCopy + private::Sealed {
+    /// Whether the kernels store 8-byte indices.
+    const WIDE: bool;
+    /// The longest row, column or segment whose indices (and the empty result's sentinel, all
+    /// ones) the type tells apart.
+    const MAX_LINE: usize;
+}
+
+impl AxisIndex for u32 {
+    const WIDE: bool = false;
+    const MAX_LINE: usize = u32::MAX as usize;
+}
+
+impl AxisIndex for u64 {
+    const WIDE: bool = true;
+    const MAX_LINE: usize = usize::MAX;
+}
+
+mod private {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// The op's number in `kernels::axis_arg::AXIS_ARG_OPS`; argminmax has no axis kernels.
+fn along_op(op: ArgOp) -> Result<usize> {
+    match op {
+        ArgOp::ArgMin => Ok(0),
+        ArgOp::ArgMax => Ok(1),
+        ArgOp::ArgMinMax => Err(Error::Unsupported { what: "argminmax along an axis: call argmin and argmax".into() }),
+    }
+}
+
+/// `TooLarge` when a line of `len` elements could hold indices `I` cannot tell apart.
+pub(crate) fn check_index_width<I: AxisIndex>(len: usize) -> Result<()> {
+    if len > I::MAX_LINE {
+        return Err(Error::TooLarge { what: "line for u32 indices", len, max: I::MAX_LINE });
+    }
+    Ok(())
+}
+
+impl GpuStream {
+    /// Enqueues argmin or argmax (`op`) of each row or column of `shape` in `input` without
+    /// waiting: the values into `values`, the indices (within the row or column) into
+    /// `indices`, m or n of each. u32 indices are refused (`TooLarge`) for lines longer than
+    /// `u32::MAX`. Checked as [`GpuStream::reduce_along`], and the two outputs may not overlap.
+    #[allow(clippy::too_many_arguments)]
+    pub fn arg_along<T: TypedElement, I: AxisIndex>(
+        &self,
+        op: ArgOp,
+        axis: Axis,
+        shape: AxisShape,
+        input: &DeviceSlice<T>,
+        values: &mut DeviceSlice<T>,
+        indices: &mut DeviceSlice<I>,
+        strategy: AxisStrategy,
+    ) -> Result<()> {
+        let op = along_op(op)?;
+        check_index_width::<I>(match axis {
+            Axis::Rows => shape.n,
+            Axis::Columns => shape.m,
+        })?;
+        let outs = [Output::of("values", values, 1), Output::of("indices", indices, 1)];
+        let results = Results::Arg { values: outs[0].addr, indices: outs[1].addr, wide: I::WIDE };
+        let lent = || self.check_lent("values", values).and_then(|_| self.check_lent("indices", indices));
+        self.along(op, axis, shape, input, (&outs, results), lent, strategy)
+    }
+
+    /// Enqueues argmin or argmax of each segment `input[offsets[i]..offsets[i + 1]]`, indices
+    /// within the segment (offsets as [`GpuStream::segmented_sum`] reads them). u32 indices
+    /// are refused for inputs longer than `u32::MAX` (a segment could be).
+    pub fn segmented_arg<T: TypedElement, I: AxisIndex>(
+        &self,
+        op: ArgOp,
+        input: &DeviceSlice<T>,
+        offsets: &DeviceSlice<u64>,
+        values: &mut DeviceSlice<T>,
+        indices: &mut DeviceSlice<I>,
+    ) -> Result<()> {
+        let op = along_op(op)?;
+        check_index_width::<I>(input.len())?;
+        let outs = [Output::of("values", values, 1), Output::of("indices", indices, 1)];
+        let results = Results::Arg { values: outs[0].addr, indices: outs[1].addr, wide: I::WIDE };
+        let lent = || self.check_lent("values", values).and_then(|_| self.check_lent("indices", indices));
+        self.segmented(op, input, offsets, (&outs, results), lent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn u32_indices_are_refused_for_lines_they_cannot_index() {
+        assert_eq!(check_index_width::<u32>(u32::MAX as usize), Ok(()));
+        let long = u32::MAX as usize + 1;
+        assert!(matches!(check_index_width::<u32>(long), Err(Error::TooLarge { .. })));
+        assert_eq!(check_index_width::<u64>(long), Ok(()));
+    }
+
+    #[test]
+    fn argminmax_has_no_axis_kernels() {
+        assert_eq!(along_op(ArgOp::ArgMin), Ok(0));
+        assert_eq!(along_op(ArgOp::ArgMax), Ok(1));
+        assert!(matches!(along_op(ArgOp::ArgMinMax), Err(Error::Unsupported { .. })));
+        let names = crate::entries::entry_names();
+        for (i, &op) in [ArgOp::ArgMin, ArgOp::ArgMax].iter().enumerate() {
+            let entry = crate::entries::axis_arg_entry(2, along_op(op).unwrap(), "f32");
+            assert_eq!(names[entry], format!("axis_arg_fold_{}_f32", op.name()), "{}", i);
+        }
+    }
+}

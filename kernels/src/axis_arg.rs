@@ -1,0 +1,235 @@
+//! argmin and argmax along an axis: of each row, column or segment, over the axis reductions'
+//! element types ([`crate::axis::AXIS_TYPES`]), with the arg operators of [`crate::ops::arg`]
+//! (ties → smallest index; NaN the extreme both ways, the first NaN wins; -0.0 below +0.0).
+//!
+//! Three kernels per (op, type), `axis_arg_{kernel}_{op}_{type}`, laid out as [`crate::axis`]'s:
+//! - `rows`: a group of `lanes` lanes per row, chunk of a row or segment; each lane keeps the
+//!   first 16-byte vector with its furthest extreme and finds the lane at the end
+//!   ([`fold_arg_range`]), then the group picks among its lanes' pairs.
+//! - `cols`: a thread per column over a range of rows, every (B / tile)-th row.
+//! - `fold`: a block per item picks among its chunks' (value, index) partials.
+//!
+//! Indices count from the start of the row, column or segment (chunks add their offset).
+//! A result is stored as a partial `ValueIndex<T>` when `partials` is not null, else as its value
+//! into `values` and its index into `indices` (u64 when `wide` is 1, else u32, truncated). An empty
+//! row, column or segment gets the op's identity: value `T::LOWEST` (argmax) or `T::HIGHEST`
+//! (argmin), index all ones (`u64::MAX`, or `u32::MAX` truncated). Deterministic: fixed lanes and
+//! an order-free pick (value, then smaller index).
+//!
+//! # Safety
+//! As [`crate::axis`], with `out` replaced by (`partials`, `values`, `indices`, `wide`): either
+//! `partials` holds the accumulators `out` would, or it is null and `values` and `indices` hold
+//! one element per result (`indices` 8-byte elements when `wide` is 1, else 4-byte).
+//!
+//! # Thread mapping
+//! As [`crate::axis`]: `rows` vector j of an item to lane j mod lanes of its group; `cols`
+//! thread `tid` to column `t·tile + tid mod tile`, rows `r0 + tid / tile + j·(B / tile)`;
+//! `fold` chunk k to thread k mod B.
+#[cfg(target_os = "cuda")]
+use crate::{
+    axis::item_range,
+    block,
+    config::{ValueIndex, WARP_SIZE},
+    ops::arg::{ArgElement, ArgFold, ArgMax, ArgMin},
+    ops::ReduceOp,
+    thread::{block_index, fold_arg_range, grid_blocks},
+    warp,
+};
+#[cfg(target_os = "cuda")]
+use cuda_std::{
+    prelude::*,
+    thread::{block_dim_x, thread_idx_x},
+};
+#[cfg(target_os = "cuda")]
+use half::{bf16, f16};
+
+/// The arg ops along an axis; entry points are `axis_arg_{kernel}_{op}_{type}` over
+/// [`crate::axis::AXIS_KERNELS`], these and [`crate::axis::AXIS_TYPES`].
+pub const AXIS_ARG_OPS: [&str; 2] = ["argmin", "argmax"];
+
+/// Where results go: partial pairs, or values and indices of the index width the caller chose.
+#[cfg(target_os = "cuda")]
+#[derive(Clone, Copy)]
+struct ArgLines<T> {
+    partials: *mut ValueIndex<T>,
+    values: *mut T,
+    indices: *mut u8,
+    wide: u32,
+}
+
+#[cfg(target_os = "cuda")]
+impl<T: Copy> ArgLines<T> {
+    #[inline(always)]
+    unsafe fn store(self, i: usize, v: ValueIndex<T>) {
+        if !self.partials.is_null() {
+            *self.partials.add(i) = v;
+            return;
+        }
+        *self.values.add(i) = v.value;
+        if self.wide != 0 {
+            *(self.indices as *mut u64).add(i) = v.index;
+        } else {
+            *(self.indices as *mut u32).add(i) = v.index as u32;
+        }
+    }
+}
+
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    offsets: *const u64,
+    lanes: u32,
+    chunks: u32,
+    out: ArgLines<E>,
+) {
+    let tid = thread_idx_x();
+    let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
+    let per_block = (block_dim_x() / lanes) as usize;
+    let items = rows * chunks as usize;
+    // The warp's first group: every lane of a warp takes the same turns and shuffles.
+    let warp_first = (tid / WARP_SIZE * WARP_SIZE / lanes) as usize;
+    let step = grid_blocks() * per_block;
+    let mut first = block_index() * per_block;
+    while first + warp_first < items {
+        let item = first + group;
+        let (begin, end) =
+            if item < items { item_range(item, n, lda, offsets, chunks as usize, E::PER_VEC) } else { (0, 0) };
+        // Indices within the row (a chunk's from its offset in the row) or the segment.
+        let origin = if offsets.is_null() && item < items { item / chunks as usize * lda } else { begin };
+        let v = fold_arg_range::<E, O>(input.add(begin), end - begin, lane, lanes as usize, begin - origin);
+        let v = warp::group_reduce::<O>(v, lanes);
+        if lane == 0 && item < items {
+            out.store(item, v);
+        }
+        first += step;
+    }
+}
+
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn arg_cols_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    tile: u32,
+    splits: u32,
+    out: ArgLines<E>,
+) {
+    let (tid, tile) = (thread_idx_x() as usize, tile as usize);
+    let phases = block_dim_x() as usize / tile;
+    let tiles = (n + tile - 1) / tile;
+    let (col_tile, split) = (block_index() % tiles, block_index() / tiles);
+    let (col, phase) = (col_tile * tile + tid % tile, tid / tile);
+    if col >= n {
+        return;
+    }
+    let per = (rows + splits as usize - 1) / splits as usize;
+    let r0 = core::cmp::min(split * per, rows);
+    let r1 = core::cmp::min(r0 + per, rows);
+    let p = input.add(col);
+    let mut acc = O::identity();
+    let mut r = r0 + phase;
+    while r + 3 * phases < r1 {
+        let v = [
+            *p.add(r * lda),
+            *p.add((r + phases) * lda),
+            *p.add((r + 2 * phases) * lda),
+            *p.add((r + 3 * phases) * lda),
+        ];
+        for k in 0..4 {
+            acc = O::combine(acc, O::element(v[k], (r + k * phases) as u64));
+        }
+        r += 4 * phases;
+    }
+    while r < r1 {
+        acc = O::combine(acc, O::element(*p.add(r * lda), r as u64));
+        r += phases;
+    }
+    out.store(col * (splits as usize * phases) + split * phases + phase, acc);
+}
+
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn arg_fold_body<T: Copy, O: ReduceOp<Acc = ValueIndex<T>>>(
+    partials: *const ValueIndex<T>,
+    items: usize,
+    chunks: usize,
+    out: ArgLines<T>,
+) {
+    let (tid, step) = (thread_idx_x() as usize, block_dim_x() as usize);
+    let mut item = block_index();
+    while item < items {
+        let p = partials.add(item * chunks);
+        let mut acc = O::identity();
+        let mut k = tid;
+        // Four partials in flight (the pick is order-free: value, then smaller index).
+        while k + 3 * step < chunks {
+            let (a, b, c, d) = (*p.add(k), *p.add(k + step), *p.add(k + 2 * step), *p.add(k + 3 * step));
+            acc = O::combine(O::combine(acc, a), O::combine(b, O::combine(c, d)));
+            k += 4 * step;
+        }
+        while k < chunks {
+            acc = O::combine(acc, *p.add(k));
+            k += step;
+        }
+        let v = block::reduce::<O>(acc);
+        if tid == 0 {
+            out.store(item, v);
+        }
+        item += grid_blocks();
+    }
+}
+
+/// The three entry points of arg op `$opname` (operator `$op`) over `$e`.
+macro_rules! axis_arg_entries {
+    ($e:ident, $opname:ident: $op:ty) => {
+        paste::paste! {
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_arg_rows_ $opname _ $e>](
+                input: *const $e, rows: usize, n: usize, lda: usize, offsets: *const u64, lanes: u32, chunks: u32,
+                partials: *mut ValueIndex<$e>, values: *mut $e, indices: *mut u8, wide: u32,
+            ) {
+                let out = ArgLines { partials, values, indices, wide };
+                arg_rows_body::<$e, $op>(input, rows, n, lda, offsets, lanes, chunks, out)
+            }
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_arg_cols_ $opname _ $e>](
+                input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32,
+                partials: *mut ValueIndex<$e>, values: *mut $e, indices: *mut u8, wide: u32,
+            ) {
+                let out = ArgLines { partials, values, indices, wide };
+                arg_cols_body::<$e, $op>(input, rows, n, lda, tile, splits, out)
+            }
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_arg_fold_ $opname _ $e>](
+                partials: *const ValueIndex<$e>, items: usize, chunks: usize,
+                values: *mut $e, indices: *mut u8, wide: u32,
+            ) {
+                let out = ArgLines { partials: core::ptr::null_mut(), values, indices, wide };
+                arg_fold_body::<$e, $op>(partials, items, chunks, out)
+            }
+        }
+    };
+}
+
+/// argmin and argmax entry points for each element type of the axis reductions.
+macro_rules! axis_arg {
+    ($($t:ident => $sum:ident),* $(,)?) => {
+        $(
+            axis_arg_entries!($t, argmin: ArgMin<$t>);
+            axis_arg_entries!($t, argmax: ArgMax<$t>);
+        )*
+    };
+}
+
+crate::typed::typed_types!(axis_arg);

@@ -1,0 +1,290 @@
+//! argmin and argmax along an axis on the GPU: every row, column and segment, every type,
+//! u32 and u64 indices, m and n in {0, 1, 31, 32, 33, 255, 257}, padded rows (lda > n), views
+//! 1..15 elements in; each line one of the arg cases (ties at the ends, all equal, integer
+//! MIN/MAX, NaN first/middle/last and several, ±0); `Auto` and named (split) strategies;
+//! outputs poisoned first; values (bits) and indices compared exactly with a CPU reference;
+//! empty lines get (identity, all-ones index); determinism; the typed errors.
+mod common;
+use common::arg::{cases, check_along, matrix, run_along, ArgRef, AXIS_ARG_OPS as OPS};
+use common::axis::poisoned;
+use common::{download, gpu, upload, Rng};
+use cudakernels::cust::memory::{DeviceCopy, DevicePointer, DeviceSlice};
+use cudakernels::{bf16, f16, ArgOp, Axis, AxisShape, AxisStrategy, Error};
+
+const SIZES: [usize; 7] = [0, 1, 31, 32, 33, 255, 257];
+
+fn every_shape<T: ArgRef>(test: &str) {
+    let handle = match gpu(test) {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh(test);
+    for &m in SIZES.iter() {
+        for &n in SIZES.iter() {
+            for &(pad, offset) in [(0, 0), (3, 1 + rng.below(15))].iter() {
+                let shape = AxisShape::new(m, n).with_lda(n + pad);
+                let ctx = format!("seed {} {} {}x{} lda {} offset {}", rng.seed, T::NAME, m, n, n + pad, offset);
+                for &axis in [Axis::Rows, Axis::Columns].iter() {
+                    let (buffer, lines) = matrix::<T>(&mut rng, shape, offset, axis);
+                    let data = (&buffer[..], &lines[..]);
+                    if pad == 0 {
+                        run_along::<T, u64>(s, data, offset, shape, axis, AxisStrategy::Auto, &ctx);
+                    } else {
+                        run_along::<T, u32>(s, data, offset, shape, axis, AxisStrategy::Auto, &ctx);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn axis_arg_u8() {
+    every_shape::<u8>("axis_arg_u8");
+}
+#[test]
+fn axis_arg_i8() {
+    every_shape::<i8>("axis_arg_i8");
+}
+#[test]
+fn axis_arg_u16() {
+    every_shape::<u16>("axis_arg_u16");
+}
+#[test]
+fn axis_arg_i16() {
+    every_shape::<i16>("axis_arg_i16");
+}
+#[test]
+fn axis_arg_i32() {
+    every_shape::<i32>("axis_arg_i32");
+}
+#[test]
+fn axis_arg_u32() {
+    every_shape::<u32>("axis_arg_u32");
+}
+#[test]
+fn axis_arg_f32() {
+    every_shape::<f32>("axis_arg_f32");
+}
+#[test]
+fn axis_arg_f64() {
+    every_shape::<f64>("axis_arg_f64");
+}
+#[test]
+fn axis_arg_f16() {
+    every_shape::<f16>("axis_arg_f16");
+}
+#[test]
+fn axis_arg_bf16() {
+    every_shape::<bf16>("axis_arg_bf16");
+}
+
+/// The split paths (rows in chunks, columns in splits, both folded in order) and `Auto`'s
+/// splits of few long rows and of many rows of few columns.
+fn named<T: ArgRef>(test: &str) {
+    let handle = match gpu(test) {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh(test);
+    let shape = AxisShape::new(37, 1029).with_lda(1034);
+    let ctx = format!("seed {} {} 37x1029", rng.seed, T::NAME);
+    let (buffer, lines) = matrix::<T>(&mut rng, shape, 3, Axis::Rows);
+    for &lanes in [1, 4, 32].iter() {
+        for &chunks in [1, 3, 64].iter() {
+            let strategy = AxisStrategy::Rows { lanes, chunks };
+            run_along::<T, u32>(s, (&buffer, &lines), 3, shape, Axis::Rows, strategy, &ctx);
+        }
+    }
+    let (buffer, lines) = matrix::<T>(&mut rng, shape, 5, Axis::Columns);
+    for &tile in [1, 32, 256].iter() {
+        for &splits in [1, 5, 40].iter() {
+            let strategy = AxisStrategy::Columns { tile, splits };
+            run_along::<T, u64>(s, (&buffer, &lines), 5, shape, Axis::Columns, strategy, &ctx);
+        }
+    }
+    for &(m, n, axis) in [(2, 100_003, Axis::Rows), (5000, 33, Axis::Columns), (100_001, 1, Axis::Columns)].iter() {
+        let shape = AxisShape::new(m, n);
+        let (buffer, lines) = matrix::<T>(&mut rng, shape, 1, axis);
+        run_along::<T, u64>(
+            s,
+            (&buffer, &lines),
+            1,
+            shape,
+            axis,
+            AxisStrategy::Auto,
+            &format!("seed {} {}x{}", rng.seed, m, n),
+        );
+    }
+}
+
+#[test]
+fn named_strategies_f32() {
+    named::<f32>("axis_arg_named_f32");
+}
+#[test]
+fn named_strategies_bf16() {
+    named::<bf16>("axis_arg_named_bf16");
+}
+#[test]
+fn named_strategies_i8() {
+    named::<i8>("axis_arg_named_i8");
+}
+
+fn segments<T: ArgRef>(test: &str) {
+    let handle = match gpu(test) {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh(test);
+    for &(count, longest) in [(1, 0), (1, 5), (40, 33), (300, 10_000), (2000, 64)].iter() {
+        // Lengths from 0..=longest, one in four empty; each segment one of the arg cases.
+        let mut lines = Vec::new();
+        for i in 0..count {
+            let len = if rng.below(4) == 0 { 0 } else { rng.below(longest + 1) };
+            let mut all = cases::<T>(&mut rng, len);
+            lines.push(all.swap_remove(i % all.len()).1);
+        }
+        let offset = rng.below(16);
+        let mut padded: Vec<T> = (0..offset).map(|_| T::random(&mut rng)).collect();
+        let mut offsets = vec![0u64];
+        for line in lines.iter() {
+            padded.extend_from_slice(line);
+            offsets.push(offsets.last().unwrap() + line.len() as u64);
+        }
+        padded.push(T::random(&mut rng));
+        let (dev, offs) = (upload(&padded), upload(&offsets));
+        let view = dev.index(offset..padded.len() - 1);
+        for &op in OPS.iter() {
+            let ctx = format!("seed {} {} {} segments offset {}", rng.seed, T::NAME, count, offset);
+            let (values, indices) = (poisoned::<T>(count), poisoned::<u32>(count));
+            s.segmented_arg(op, &view, &offs, &mut values.index(..count), &mut indices.index(..count)).unwrap();
+            check_along(op, &lines, &download(s, &values), &download(s, &indices), &ctx);
+        }
+    }
+}
+
+#[test]
+fn segments_every_type() {
+    segments::<u8>("axis_arg_segments_u8");
+    segments::<i16>("axis_arg_segments_i16");
+    segments::<u32>("axis_arg_segments_u32");
+    segments::<f32>("axis_arg_segments_f32");
+    segments::<f64>("axis_arg_segments_f64");
+    segments::<f16>("axis_arg_segments_f16");
+    segments::<bf16>("axis_arg_segments_bf16");
+}
+
+/// The same values and indices on every call and stream, split rows and columns.
+#[test]
+fn deterministic() {
+    let handle = match gpu("axis_arg_deterministic") {
+        Some(g) => g,
+        None => return,
+    };
+    let mut rng = Rng::fresh("axis_arg_deterministic");
+    let (m, n) = (3, (1 << 20) + 7);
+    // Few distinct values: many ties, which must resolve the same way every time.
+    let host: Vec<f32> = (0..m * n).map(|_| rng.below(50) as f32).collect();
+    let dev = upload(&host);
+    let other = handle.new_stream().unwrap();
+    for &(axis, shape) in [(Axis::Rows, AxisShape::new(m, n)), (Axis::Columns, AxisShape::new(n, m))].iter() {
+        let lines: Vec<Vec<f32>> = match axis {
+            Axis::Rows => (0..m).map(|i| host[i * n..(i + 1) * n].to_vec()).collect(),
+            Axis::Columns => (0..m).map(|c| (0..n).map(|r| host[r * m + c]).collect()).collect(),
+        };
+        let mut first: Option<(Vec<u32>, Vec<u64>)> = None;
+        for round in 0..4 {
+            let s = if round % 2 == 0 { handle.default_stream() } else { &other };
+            let (values, indices) = (poisoned::<f32>(m), poisoned::<u64>(m));
+            s.arg_along(
+                ArgOp::ArgMax,
+                axis,
+                shape,
+                &dev,
+                &mut values.index(..),
+                &mut indices.index(..),
+                AxisStrategy::Auto,
+            )
+            .unwrap();
+            let got = (download(s, &values), download(s, &indices));
+            check_along(ArgOp::ArgMax, &lines, &got.0, &got.1, &format!("seed {} round {}", rng.seed, round));
+            let bits = (got.0.iter().map(|v| v.to_bits()).collect(), got.1);
+            match &first {
+                None => first = Some(bits),
+                Some(f) => assert_eq!(&bits, f, "seed {} {:?} round {}", rng.seed, axis, round),
+            }
+        }
+    }
+}
+
+/// A view of `len` `B` over the start of `buffer`'s memory (aliasing it on purpose).
+fn alias<A: DeviceCopy, B: DeviceCopy>(buffer: &DeviceSlice<A>, len: usize) -> DeviceSlice<B> {
+    // SAFETY: a view of memory `buffer` owns, used only for calls refused before any launch.
+    unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::<B>::from_raw(buffer.as_device_ptr().as_raw()), len) }
+}
+
+/// Bad input is refused with its typed error and writes nothing.
+#[test]
+fn bad_input_is_refused() {
+    let handle = match gpu("axis_arg_errors") {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let input = upload(&[1.0f32; 64]);
+    let shape = AxisShape::new(4, 16);
+    let (values, indices) = (poisoned::<f32>(4), poisoned::<u32>(4));
+    let (mut v, mut x) = (values.index(..), indices.index(..));
+    let auto = AxisStrategy::Auto;
+    let err = |e: Result<(), Error>| e.unwrap_err();
+    let short = |what| Error::LengthMismatch { what, expected: 4, actual: 3 };
+    assert_eq!(
+        err(s.arg_along(ArgOp::ArgMax, Axis::Rows, shape, &input, &mut v.index(..3), &mut x, auto)),
+        short("values")
+    );
+    assert_eq!(
+        err(s.arg_along(ArgOp::ArgMin, Axis::Rows, shape, &input, &mut v, &mut x.index(..3), auto)),
+        short("indices")
+    );
+    let lda = shape.with_lda(15);
+    assert_eq!(
+        err(s.arg_along(ArgOp::ArgMax, Axis::Rows, lda, &input, &mut v, &mut x, auto)),
+        Error::LeadingDimension { lda: 15, n: 16 }
+    );
+    let long = AxisShape::new(5, 16);
+    let e = err(s.arg_along(ArgOp::ArgMax, Axis::Rows, long, &input, &mut v, &mut x, auto));
+    assert_eq!(e, Error::LengthMismatch { what: "input", expected: 80, actual: 64 });
+    assert!(matches!(
+        err(s.arg_along(ArgOp::ArgMinMax, Axis::Rows, shape, &input, &mut v, &mut x, auto)),
+        Error::Unsupported { .. }
+    ));
+    let cols = AxisStrategy::Columns { tile: 32, splits: 1 };
+    assert!(matches!(
+        err(s.arg_along(ArgOp::ArgMax, Axis::Rows, shape, &input, &mut v, &mut x, cols)),
+        Error::Unsupported { .. }
+    ));
+    let mut both: DeviceSlice<u32> = alias(&values, 4);
+    let e = err(s.arg_along(ArgOp::ArgMax, Axis::Rows, shape, &input, &mut v, &mut both, auto));
+    assert_eq!(e, Error::Overlap { what: "indices", with: "values" });
+    let mut over: DeviceSlice<f32> = alias(&input, 4);
+    let e = err(s.arg_along(ArgOp::ArgMax, Axis::Rows, shape, &input, &mut over, &mut x, auto));
+    assert_eq!(e, Error::Overlap { what: "values", with: "input" });
+    let offsets = upload(&[0u64, 10, 64]);
+    let mut over: DeviceSlice<u32> = alias(&offsets, 2);
+    let e = err(s.segmented_arg(ArgOp::ArgMin, &input, &offsets, &mut v, &mut over));
+    assert_eq!(e, Error::Overlap { what: "indices", with: "offsets" });
+    let one = upload(&[0u64; 1]);
+    let none = one.index(..0);
+    let e = err(s.segmented_arg(ArgOp::ArgMin, &input, &none, &mut v, &mut x));
+    assert_eq!(e, Error::LengthMismatch { what: "offsets", expected: 1, actual: 0 });
+    s.synchronize().unwrap();
+    let (vals, idx) = (download(s, &values), download(s, &indices));
+    assert!(
+        vals.iter().all(|v| v.to_bits() == 0xa5a5_a5a5) && idx.iter().all(|&i| i == 0xa5a5_a5a5),
+        "nothing was written"
+    );
+}
