@@ -8,7 +8,7 @@ dir=kernels/images
 mkdir -p "$dir"
 # The from-source build embeds the committed images too (to compare them): let absent ones be empty.
 for f in kernels.ptx kernels.sm_{80,86,89,90}.cubin; do [ -e "$dir/$f" ] || : >"$dir/$f"; done
-out=$(cargo build --release --features cudakernels/from-source --message-format=json | python3 -c '
+out=$(cargo build --release --features cudakernels/from-source,cudakernels/internals --message-format=json | python3 -c '
 import json, sys
 for line in sys.stdin:
     if line.startswith("{"):
