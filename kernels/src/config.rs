@@ -11,6 +11,9 @@ pub const SASS_ARCHES: [u32; 4] = [80, 86, 89, 90];
 pub const WARP_SIZE: u32 = 32;
 /// Largest block any kernel is launched with; static shared arrays are sized for it.
 pub const MAX_BLOCK: u32 = 1024;
+/// The most parameters (slices count two: pointer and length) an entry point may take: the
+/// host's launch holds them in a fixed array.
+pub const MAX_KERNEL_PARAMS: usize = 24;
 
 /// Bytes one vector load moves (`ld.global.nc.v4.u32`).
 pub const VECTOR_BYTES: usize = 16;

@@ -8,7 +8,7 @@ use cust::memory::{DeviceCopy, DeviceSlice};
 use std::ffi::c_void;
 
 /// Most parameters any kernel takes (sgemv's `&[f32]`s count two each).
-const MAX_KERNEL_ARGS: usize = 16;
+const MAX_KERNEL_ARGS: usize = kernels::config::MAX_KERNEL_PARAMS;
 /// Most caller buffers one kernel takes (sgemv: A, x and y).
 const MAX_LENT: usize = 4;
 
@@ -205,8 +205,8 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "at most 16 parameters")]
-    fn a_seventeenth_argument_panics() {
+    #[should_panic(expected = "at most 24 parameters")]
+    fn an_argument_past_the_capacity_panics() {
         let mut args = KernelArgs::new();
         for i in 0..=MAX_KERNEL_ARGS {
             args.u32(i as u32);
