@@ -4,13 +4,13 @@
 //! run: `native_peers` section arg (CUB ArgMax/ArgMin, and ArgMax + pinned copy + stream sync)
 //! and `torch_peers.py` section argmax.
 use crate::harness::{
-    buffers, per_call_us, rotation,
+    buffers, for_every_type, per_call_us, rotation,
     Fmt::{Fixed, Percent, Text},
-    Table, REPS, WARMUP,
+    Pattern, Table, REPS, WARMUP,
 };
 use crate::timing::{gbps, median_ms};
 use cudakernels::cust::memory::DeviceBuffer;
-use cudakernels::{bf16, f16, ArgOp, Error, Gpu, GpuStream, Result, TypedElement, ValueIndex};
+use cudakernels::{bf16, ArgOp, Error, Gpu, GpuStream, Result, ValueIndex};
 
 /// Logits of a Llama 3 vocabulary.
 const VOCAB: usize = 128_256;
@@ -26,25 +26,16 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     let s = gpu.default_stream();
     println!("### Arg reductions, 2^28 bytes per input (cold: rotated)\n");
     TABLE.header();
-    rows::<u8, _>(s, copy_bw, |i| (i * 31 % 251) as u8)?;
-    rows::<i8, _>(s, copy_bw, |i| (i * 31 % 251) as i8)?;
-    rows::<u16, _>(s, copy_bw, |i| (i * 31 % 65521) as u16)?;
-    rows::<i16, _>(s, copy_bw, |i| (i * 31 % 65521) as i16)?;
-    rows::<i32, _>(s, copy_bw, |i| (i as i32).wrapping_mul(2654435761u32 as i32))?;
-    rows::<u32, _>(s, copy_bw, |i| (i as u32).wrapping_mul(2654435761))?;
-    rows::<f32, _>(s, copy_bw, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
-    rows::<f64, _>(s, copy_bw, |i| (i % 1000) as f64 * 0.5 - 250.0)?;
-    rows::<f16, _>(s, copy_bw, |i| f16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
-    rows::<bf16, _>(s, copy_bw, |i| bf16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
+    for_every_type!(rows(s, copy_bw));
     println!();
     latency(gpu)
 }
 
-/// Every arg op on element type `T`, inputs filled by `fill`, results to device memory.
-fn rows<T: TypedElement, F: Fn(usize) -> T>(s: &GpuStream, copy_bw: f64, fill: F) -> Result<()> {
+/// Every arg op on element type `T` over its [`Pattern`], results to device memory.
+fn rows<T: Pattern>(s: &GpuStream, copy_bw: f64) -> Result<()> {
     let bytes = 1usize << 28;
     let n = bytes / std::mem::size_of::<T>();
-    let bufs = buffers(rotation(s, bytes), n, fill)?;
+    let bufs = buffers(rotation(s, bytes), n, T::pattern)?;
     let mut values = buffers(1, 2, |_| T::default())?;
     let mut indices = buffers(1, 2, |_| 0u64)?;
     for &op in ArgOp::ALL.iter() {

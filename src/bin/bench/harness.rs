@@ -13,6 +13,48 @@ use std::io::Write;
 pub const REPS: usize = 30;
 pub const WARMUP: usize = 5;
 
+/// An element type of the typed and arg sections with its input: element `i` of a repeating
+/// pattern (integers spread over the type's range, floats in ±250 in steps of 0.5).
+pub trait Pattern: cudakernels::TypedElement {
+    fn pattern(i: usize) -> Self;
+}
+macro_rules! pattern {
+    ($($t:ty => |$i:ident| $e:expr;)*) => {$(
+        impl Pattern for $t {
+            fn pattern($i: usize) -> Self { $e }
+        }
+    )*};
+}
+pattern! {
+    u8 => |i| (i * 31 % 251) as u8;
+    i8 => |i| (i * 31 % 251) as i8;
+    u16 => |i| (i * 31 % 65521) as u16;
+    i16 => |i| (i * 31 % 65521) as i16;
+    i32 => |i| (i as i32).wrapping_mul(2654435761u32 as i32);
+    u32 => |i| (i as u32).wrapping_mul(2654435761);
+    f32 => |i| (i % 1000) as f32 * 0.5 - 250.0;
+    f64 => |i| (i % 1000) as f64 * 0.5 - 250.0;
+    cudakernels::f16 => |i| cudakernels::f16::from_f32(f32::pattern(i));
+    cudakernels::bf16 => |i| cudakernels::bf16::from_f32(f32::pattern(i));
+}
+
+/// `$rows::<T>(args)?` for every [`Pattern`] type, in the typed reductions' order.
+macro_rules! for_every_type {
+    ($rows:ident($($arg:expr),*)) => {
+        $rows::<u8>($($arg),*)?;
+        $rows::<i8>($($arg),*)?;
+        $rows::<u16>($($arg),*)?;
+        $rows::<i16>($($arg),*)?;
+        $rows::<i32>($($arg),*)?;
+        $rows::<u32>($($arg),*)?;
+        $rows::<f32>($($arg),*)?;
+        $rows::<f64>($($arg),*)?;
+        $rows::<cudakernels::f16>($($arg),*)?;
+        $rows::<cudakernels::bf16>($($arg),*)?;
+    };
+}
+pub(crate) use for_every_type;
+
 /// Sum inputs: small integers, so every summation order gives the exact sum.
 pub fn small_int(i: usize) -> f32 {
     (i % 7) as f32 - 3.0

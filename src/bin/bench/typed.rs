@@ -1,12 +1,12 @@
 //! The typed reductions: every op on every element type, 2^28 bytes per input, cold (inputs
 //! rotated past L2), against the 1 GiB copy and a cold copy moving as many bytes.
 use crate::harness::{
-    buffers, rotation, same_size_copy_ms,
+    buffers, for_every_type, rotation, same_size_copy_ms,
     Fmt::{Fixed, Percent, Text},
-    Table, REPS, WARMUP,
+    Pattern, Table, REPS, WARMUP,
 };
 use crate::timing::{gbps, median_ms};
-use cudakernels::{bf16, f16, Gpu, GpuStream, Result, TypedElement, TypedOp};
+use cudakernels::{Gpu, GpuStream, Result, TypedOp};
 
 const TABLE: Table = Table::markdown(
     "| type | op | median µs | GB/s | % of copy | % of same-size copy |",
@@ -28,24 +28,15 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("Same-size copy (2^27 bytes read, 2^27 written, cold): {:.0} GB/s\n", same_bw);
     let copy_bw = (copy_bw, same_bw);
     TABLE.header();
-    rows::<u8, _>(s, copy_bw, |i| (i * 31 % 251) as u8)?;
-    rows::<i8, _>(s, copy_bw, |i| (i * 31 % 251) as i8)?;
-    rows::<u16, _>(s, copy_bw, |i| (i * 31 % 65521) as u16)?;
-    rows::<i16, _>(s, copy_bw, |i| (i * 31 % 65521) as i16)?;
-    rows::<i32, _>(s, copy_bw, |i| (i as i32).wrapping_mul(2654435761u32 as i32))?;
-    rows::<u32, _>(s, copy_bw, |i| (i as u32).wrapping_mul(2654435761))?;
-    rows::<f32, _>(s, copy_bw, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
-    rows::<f64, _>(s, copy_bw, |i| (i % 1000) as f64 * 0.5 - 250.0)?;
-    rows::<f16, _>(s, copy_bw, |i| f16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
-    rows::<bf16, _>(s, copy_bw, |i| bf16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
+    for_every_type!(rows(s, copy_bw));
     println!();
     Ok(())
 }
 
-/// Every op on element type `T`, inputs filled by `fill`; `copy_bw` = (1 GiB copy, same-size copy).
-fn rows<T: TypedElement, F: Fn(usize) -> T>(s: &GpuStream, copy_bw: (f64, f64), fill: F) -> Result<()> {
+/// Every op on element type `T` over its [`Pattern`]; `copy_bw` = (1 GiB copy, same-size copy).
+fn rows<T: Pattern>(s: &GpuStream, copy_bw: (f64, f64)) -> Result<()> {
     let n = BYTES / std::mem::size_of::<T>();
-    let bufs = buffers(rotation(s, BYTES), n, fill)?;
+    let bufs = buffers(rotation(s, BYTES), n, T::pattern)?;
     let mut out = buffers(1, 2, |_| T::default())?;
     let mut sum_out = buffers(1, 1, |_| T::Sum::default())?;
     for op in TypedOp::ALL.iter() {
