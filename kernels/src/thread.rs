@@ -56,6 +56,13 @@ pub fn vector_split<E: Element>(input: &[E]) -> (usize, usize, usize) {
     (head, nvec, head + nvec * E::PER_VEC)
 }
 
+/// The four 16-byte vectors `i`, `i + step`, `i + 2·step` and `i + 3·step` of `vecs`: one
+/// batch of the unrolled loops, its loads issued together.
+#[inline(always)]
+unsafe fn load_batch(vecs: *const [u32; 4], i: usize, step: usize) -> [[u32; 4]; 4] {
+    [load_v4(vecs.add(i)), load_v4(vecs.add(i + step)), load_v4(vecs.add(i + 2 * step)), load_v4(vecs.add(i + 3 * step))]
+}
+
 /// This thread's fold of `input` with 16-byte vector loads and `VECTOR_UNROLL` loads in flight.
 ///
 /// The slice may start anywhere: elements before the first 16-byte boundary (the head) and
@@ -76,14 +83,7 @@ pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
     }
     let vecs = base.add(head) as *const [u32; 4];
     let unroll = VECTOR_UNROLL as usize;
-    let batch = |i: usize| {
-        [
-            load_v4(vecs.add(i)),
-            load_v4(vecs.add(i + stride)),
-            load_v4(vecs.add(i + 2 * stride)),
-            load_v4(vecs.add(i + 3 * stride)),
-        ]
-    };
+    let batch = |i: usize| load_batch(vecs, i, stride);
     let mut i = gid;
     if O::PREFETCH && i + (unroll - 1) * stride < nvec {
         // The same batches in the same order, each one's loads issued before the last is folded.
@@ -131,12 +131,7 @@ pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane:
     let vecs = base.add(head) as *const [u32; 4];
     let mut i = lane;
     while i + 3 * lanes < nvec {
-        let v = [
-            load_v4(vecs.add(i)),
-            load_v4(vecs.add(i + lanes)),
-            load_v4(vecs.add(i + 2 * lanes)),
-            load_v4(vecs.add(i + 3 * lanes)),
-        ];
+        let v = load_batch(vecs, i, lanes);
         acc = O::fold_vec4(acc, &v);
         i += 4 * lanes;
     }
@@ -165,14 +160,7 @@ pub unsafe fn fold_arg_vectorized<E: ArgElement, O: ArgFold<E>>(input: &[E]) -> 
     }
     let vecs = base.add(head) as *const [u32; 4];
     let unroll = VECTOR_UNROLL as usize;
-    let batch = |i: usize| {
-        [
-            load_v4(vecs.add(i)),
-            load_v4(vecs.add(i + stride)),
-            load_v4(vecs.add(i + 2 * stride)),
-            load_v4(vecs.add(i + 3 * stride)),
-        ]
-    };
+    let batch = |i: usize| load_batch(vecs, i, stride);
     let mut state = O::start(gid);
     let mut i = gid;
     if O::PREFETCH && i + (unroll - 1) * stride < nvec {
@@ -228,12 +216,7 @@ pub unsafe fn fold_arg_range<E: ArgElement, O: ArgFold<E>>(
     let mut state = O::start(lane);
     let mut i = lane;
     while i + 3 * lanes < nvec {
-        let batch = [
-            load_v4(vecs.add(i)),
-            load_v4(vecs.add(i + lanes)),
-            load_v4(vecs.add(i + 2 * lanes)),
-            load_v4(vecs.add(i + 3 * lanes)),
-        ];
+        let batch = load_batch(vecs, i, lanes);
         for j in 0..4 {
             O::see(&mut state, &batch[j], i + j * lanes);
         }
