@@ -3,7 +3,7 @@
 //! sum rounded once to y's type (nearest even, as `half`'s `from_f32`). y is poisoned where
 //! beta = 0 (NaN), and the elements between the problems' entries hold a sentinel.
 mod common;
-use common::gemv::{same, Call, El};
+use common::gemv::{same, Call, El, EDGE_SHAPES};
 use common::{download, gpu, upload, Rng};
 use cudakernels::{bf16, f16, Error, GemvVector, GpuStream, HalfWeight, Op, SgemvBatch, SgemvKernel, SgemvOptions};
 
@@ -95,7 +95,7 @@ fn edge_shapes_and_alpha_zero() {
     let gpu = handle.default_stream();
     let mut rng = Rng::fresh("gemv_half_edges");
     for &op in [Op::N, Op::T].iter() {
-        for &(m, n) in [(0usize, 5usize), (5, 0), (1, 1), (32, 32), (255, 257), (4, 5000)].iter() {
+        for &(m, n) in EDGE_SHAPES.iter() {
             let c = Call { lda: n + 2, beta: -1.0, ..Call::new(op, m, n, 2, 3) }.batched(3, (3, 1, 2));
             each_triple(gpu, &mut rng, &c, false);
             // alpha = 0: y = beta·y with A and x all NaN, unread.

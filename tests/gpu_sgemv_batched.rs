@@ -3,7 +3,7 @@
 //! (NaN: it must not be read), and the elements between the problems' entries hold a sentinel
 //! that must survive.
 mod common;
-use common::gemv::{same, Call, SENTINEL};
+use common::gemv::{same, Call, EDGE_SHAPES, SENTINEL};
 use common::{download, gpu, upload, Rng};
 use cudakernels::{Error, GpuStream, Op, SgemvBatch, SgemvKernel, SgemvOptions};
 
@@ -123,7 +123,7 @@ fn edge_shapes_and_alpha_zero() {
     let gpu = handle.default_stream();
     let mut rng = Rng::fresh("sgemv_batched_edges");
     for &op in [Op::N, Op::T].iter() {
-        for &(m, n) in [(0usize, 5usize), (5, 0), (1, 1), (32, 32), (255, 257), (4, 5000)].iter() {
+        for &(m, n) in EDGE_SHAPES.iter() {
             for &count in [1usize, 3].iter() {
                 let c = Call { lda: n + 2, beta: -1.0, ..Call::new(op, m, n, 2, 3) }.batched(count, (1, 3, 1));
                 check(gpu, &mut rng, &c, SgemvKernel::Auto, false);

@@ -137,6 +137,10 @@ impl Call {
     }
 }
 
+/// Edge shapes (m, n) of the batched and half-precision gemv tests: empty either way, one
+/// element, a warp, past a block, and a long thin row.
+pub const EDGE_SHAPES: [(usize, usize); 6] = [(0, 5), (5, 0), (1, 1), (32, 32), (255, 257), (4, 5000)];
+
 /// Whether `got` and `want` hold the same values, NaN matching NaN.
 pub fn same<Y: El>(got: Y, want: Y) -> bool {
     got.f() == want.f() || (got.f().is_nan() && want.f().is_nan())
