@@ -152,7 +152,7 @@ fn memory_of_another_device_gets_wrong_device() {
 fn stream_flags(s: &GpuStream) -> u32 {
     let mut flags = u32::MAX;
     // SAFETY: a live stream handle; cuStreamGetFlags writes one word into `flags`.
-    let result = unsafe { sys::cuStreamGetFlags(s.stream().as_inner(), &mut flags) };
+    let result = unsafe { sys::cuStreamGetFlags(s.as_raw(), &mut flags) };
     assert_eq!(result, sys::CUresult::CUDA_SUCCESS, "cuStreamGetFlags");
     flags
 }

@@ -84,7 +84,7 @@ fn block_zero_folding_gives_the_bits_of_the_librarys_flagged_launch() {
         let want = download(&s, &lib_out)[0];
         let (slots, counter, out) =
             (upload_on(&s, &vec![0u64; grid]), upload_on(&s, &[0u32]), upload_on(&s, &[f32::NAN]));
-        reverse_tickets(&module, s.stream(), &x, grain, grid as u32, (&slots, &counter, &out));
+        reverse_tickets(&module, s.stream().unwrap(), &x, grain, grid as u32, (&slots, &counter, &out));
         let got = download(&s, &out)[0];
         assert_eq!(got.to_bits(), want.to_bits(), "{}: block 0 folded {} against {}", what, got, want);
         assert_eq!(download(&s, &counter), [0], "{}: the counter was not reset", what);

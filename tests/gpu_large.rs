@@ -29,13 +29,13 @@ fn filled<T: DeviceCopy + bytemuck::Pod>(
     // SAFETY: the memset and copy run in the stream's order; `placed` outlives the wait below.
     unsafe {
         match std::mem::size_of::<T>() {
-            1 => buf.set_8_async(fill as u8, gpu.stream()),
-            2 => buf.set_16_async(fill as u16, gpu.stream()),
-            4 => buf.set_32_async(fill, gpu.stream()),
+            1 => buf.set_8_async(fill as u8, gpu.stream().unwrap()),
+            2 => buf.set_16_async(fill as u16, gpu.stream().unwrap()),
+            4 => buf.set_32_async(fill, gpu.stream().unwrap()),
             _ => unreachable!("1-, 2- or 4-byte elements"),
         }
         .expect("memset");
-        buf.index(at..at + placed.len()).async_copy_from(placed, gpu.stream()).expect("place");
+        buf.index(at..at + placed.len()).async_copy_from(placed, gpu.stream().unwrap()).expect("place");
     }
     gpu.synchronize().expect("fill");
     buf
@@ -78,8 +78,8 @@ fn arg_past_2_pow_32(gpu: &GpuStream) {
     // Ties: 200 at 5 and 0 at 2^32 - 1, both before the ones past 2^32.
     // SAFETY: the copies run in the stream's order and are waited for before the next reads.
     unsafe {
-        buf.index(5..6).async_copy_from(&[200u8][..], gpu.stream()).expect("place");
-        buf.index(TWO32 - 1..TWO32).async_copy_from(&[0u8][..], gpu.stream()).expect("place");
+        buf.index(5..6).async_copy_from(&[200u8][..], gpu.stream().unwrap()).expect("place");
+        buf.index(TWO32 - 1..TWO32).async_copy_from(&[0u8][..], gpu.stream().unwrap()).expect("place");
     }
     gpu.synchronize().unwrap();
     let (lo, hi) = (pair(0, TWO32 - 1), pair(200, 5));
@@ -191,7 +191,7 @@ fn sgemv_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, kernels: &[SgemvKern
     let tail: Vec<f32> = (0..edge * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
     let a = filled(gpu, m * n, 0.5f32.to_bits(), (m - edge) * n, &tail);
     // SAFETY: the copy runs on the stream, waited for before `head` drops.
-    unsafe { a.index(..edge * n).async_copy_from(&head[..], gpu.stream()) }.unwrap();
+    unsafe { a.index(..edge * n).async_copy_from(&head[..], gpu.stream().unwrap()) }.unwrap();
     let x_host: Vec<f32> = (0..n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
     let x = DeviceBuffer::from_slice(&x_host).unwrap();
     gpu.synchronize().unwrap();
@@ -246,7 +246,7 @@ fn sgemv_t_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, kernels: &[SgemvKe
     let x_host: Vec<f32> = (0..m).map(|_| pick(3, 1.0)).collect();
     let a = filled(gpu, m * n, 0.5f32.to_bits(), (m - edge) * n, &tail);
     // SAFETY: the copy runs on the stream, waited for before `head` drops.
-    unsafe { a.index(..edge * n).async_copy_from(&head[..], gpu.stream()) }.unwrap();
+    unsafe { a.index(..edge * n).async_copy_from(&head[..], gpu.stream().unwrap()) }.unwrap();
     let x = DeviceBuffer::from_slice(&x_host).unwrap();
     gpu.synchronize().unwrap();
     let middle: f64 = x_host[edge..m - edge].iter().map(|&v| 0.5 * v as f64).sum();
@@ -288,8 +288,8 @@ fn half_gemv_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, rng: &mut Rng) {
     let (head16, tail16) = (to_bf16(&head), to_bf16(&tail));
     // SAFETY: the copies run in the stream's order; the host data outlive the wait.
     unsafe {
-        a.index(..edge * n).async_copy_from(&head16[..], gpu.stream()).expect("head");
-        a.index((m - edge) * n..).async_copy_from(&tail16[..], gpu.stream()).expect("tail");
+        a.index(..edge * n).async_copy_from(&head16[..], gpu.stream().unwrap()).expect("head");
+        a.index((m - edge) * n..).async_copy_from(&tail16[..], gpu.stream().unwrap()).expect("tail");
     }
     gpu.synchronize().expect("fill");
     let at = |r: usize, c: usize| -> f64 {

@@ -148,7 +148,7 @@ fn a_stalled_rank_times_out_and_the_multigpu_refuses_work() {
             std::thread::sleep(Duration::from_millis(1));
         }
     };
-    m.gpus()[stalled].default_stream().stream().add_callback(Box::new(stall)).unwrap();
+    m.gpus()[stalled].default_stream().stream().unwrap().add_callback(Box::new(stall)).unwrap();
     let watchdog = release.clone();
     std::thread::spawn(move || {
         std::thread::sleep(4 * limit);

@@ -82,7 +82,7 @@ fn a_reduction_overlaps_a_long_sgemv_on_another_stream() {
     for _ in 0..repeats {
         long.sgemv(m, n, &da, &dx, &mut dy, SgemvOptions::default()).unwrap();
     }
-    done.record(long.stream()).unwrap();
+    done.record(long.stream().unwrap()).unwrap();
     let started = std::time::Instant::now();
     let sum = short.reduce_sum(&dinput, ReduceStrategy::Auto).unwrap();
     let short_us = started.elapsed().as_secs_f64() * 1e6;

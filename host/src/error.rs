@@ -44,6 +44,9 @@ pub enum Error {
     /// A buffer lent to a call is device memory of the stream's device, but allocated in a
     /// context other than the device's primary context, which the library's kernels run in.
     ForeignContext { what: &'static str, address: u64 },
+    /// A stream given to [`Gpu::borrow_stream`](crate::Gpu::borrow_stream) is not a stream of
+    /// device `ordinal`'s primary context, where the library's kernels are loaded.
+    ForeignStream { ordinal: u32 },
     /// Rank `rank` of a `MultiGpu` failed (`cause`: its stream's CUDA error, its communicator's
     /// NCCL error, or `TimedOut`). Every communicator was aborted; the `MultiGpu` then returns
     /// this error from every collective call.
@@ -91,6 +94,11 @@ impl fmt::Display for Error {
                 f,
                 "{} at {:#x} was allocated in a context other than the device's primary context",
                 what, address
+            ),
+            Error::ForeignStream { ordinal } => write!(
+                f,
+                "the stream is not a stream of device {}'s primary context, where the library's kernels are loaded",
+                ordinal
             ),
             Error::RankFailed { rank, cause } => write!(
                 f,

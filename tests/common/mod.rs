@@ -76,7 +76,7 @@ pub fn upload_on<T: DeviceCopy>(stream: &GpuStream, host: &[T]) -> DeviceBuffer<
     // SAFETY: the buffer is fully written by the copy before anything reads it.
     let mut dev = unsafe { DeviceBuffer::uninitialized(host.len()) }.expect("alloc");
     // SAFETY: `host` outlives the copy, which is waited for below.
-    unsafe { dev.async_copy_from(host, stream.stream()) }.expect("upload");
+    unsafe { dev.async_copy_from(host, stream.stream().unwrap()) }.expect("upload");
     stream.synchronize().expect("synchronize");
     dev
 }

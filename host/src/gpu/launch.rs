@@ -3,7 +3,7 @@
 use super::device::LoadedDevice;
 use super::lent::{self, Lent, Owner};
 use super::stream::{Enqueue, GpuStream};
-use crate::error::{Check, Result};
+use crate::error::Result;
 use cust::memory::{DeviceCopy, DeviceSlice};
 use std::ffi::c_void;
 
@@ -138,7 +138,7 @@ impl Enqueue<'_> {
         let pointers = args.pointers();
         // SAFETY: the caller's promise above; `pointers` points into `args`, which outlives the
         // call (cuLaunchKernel copies the values before it returns).
-        unsafe { self.stream.stream.launch(function, grid, block, 0, &pointers[..args.len]) }.check("cuLaunchKernel")
+        unsafe { self.stream.stream.launch(function, grid, block, &pointers[..args.len]) }
     }
 }
 

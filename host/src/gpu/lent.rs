@@ -1,7 +1,7 @@
 //! Buffers a caller lends to a launch, checked before any kernel runs: aligned for their
 //! elements, and device memory that the launching device's primary context reaches.
-use crate::error::{Error, Result};
-use cust::error::CudaError;
+use super::queue::driver;
+use crate::error::{Check, Error, Result};
 use cust::memory::{DeviceCopy, DeviceSlice};
 use cust::sys::{CUmemorytype, CUpointer_attribute, CUresult};
 use std::ffi::c_void;
@@ -123,20 +123,9 @@ fn residence(address: u64) -> Result<Residence> {
     match result {
         CUresult::CUDA_SUCCESS => {}
         CUresult::CUDA_ERROR_INVALID_VALUE => memory_type = 0,
-        _ => return Err(Error::Cuda { call: "cuPointerGetAttributes", source: cuda_error(result) }),
+        _ => driver(result).check("cuPointerGetAttributes")?,
     }
     Ok(Residence { memory_type, managed: managed != 0, ordinal, context: context as usize })
-}
-
-/// The `CudaError` of a failed pointer query (the codes it documents; any other as unknown).
-fn cuda_error(result: CUresult) -> CudaError {
-    match result {
-        CUresult::CUDA_ERROR_INVALID_CONTEXT => CudaError::InvalidContext,
-        CUresult::CUDA_ERROR_INVALID_DEVICE => CudaError::InvalidDevice,
-        CUresult::CUDA_ERROR_NOT_INITIALIZED => CudaError::NotInitialized,
-        CUresult::CUDA_ERROR_DEINITIALIZED => CudaError::Deinitialized,
-        _ => CudaError::UnknownError,
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! - [`Gpu`]: one device with the kernels loaded once, `Send + Sync`; share it (`Arc<Gpu>`)
 //!   between threads. It answers the device's properties and owns a default stream,
 //!   [`Gpu::default_stream`].
-//! - [`GpuStream`]: a stream of the library with its own scratch (per-block partials, ticket
+//! - [`GpuStream`]: a stream with the library's scratch for it (per-block partials, ticket
 //!   counter, flagged slots, a device result slot and a pinned host slot). Every entry point
 //!   is a method of it, and so are `upload`, `alloc_zeroed` and `download`, which work in its
 //!   order from any thread. Streams are blocking streams: two of them never wait for each
@@ -44,6 +44,7 @@ mod device;
 mod handle;
 mod launch;
 mod lent;
+mod queue;
 mod scratch;
 mod stream;
 mod transfer;

@@ -2,8 +2,8 @@
 //! calls' result slots and sequence numbers. Buffers grow by doubling and are then reused; the
 //! stream uses them in its own order only (under its lock).
 use crate::error::{alloc, Check, Result};
-use cust::memory::{DeviceBuffer, DeviceCopy, DevicePointer, DeviceSlice, LockedBuffer};
-use cust::stream::Stream;
+use super::queue::Queue;
+use cust::memory::{DeviceBuffer, DeviceCopy, LockedBuffer};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// 64-bit words of the result slots: the largest value call result, argminmax's two
@@ -40,7 +40,7 @@ pub(super) struct Scratch {
 
 impl Scratch {
     /// The initial scratch, its zeroing enqueued on `stream`.
-    pub(super) fn new(stream: &Stream) -> Result<Scratch> {
+    pub(super) fn new(stream: &Queue) -> Result<Scratch> {
         let host = LockedBuffer::new(&0u64, RESULT_WORDS).check("cuMemAllocHost")?;
         // Tag 0, which no value call uses.
         let tagged = LockedBuffer::new(&0u64, TAGGED_WORDS).check("cuMemAllocHost")?;
@@ -69,7 +69,7 @@ impl Scratch {
 
     /// A device pointer to `bytes` of scratch for per-block partials. Growing waits for
     /// `stream` first: queued kernels may still use the old buffer.
-    pub(super) fn partials(&mut self, stream: &Stream, bytes: usize) -> Result<u64> {
+    pub(super) fn partials(&mut self, stream: &Queue, bytes: usize) -> Result<u64> {
         if let Some(len) = grown_len(self.partials.len(), words(bytes)) {
             wait(stream)?;
             self.partials = alloc(len)?;
@@ -80,7 +80,7 @@ impl Scratch {
 
     /// A device pointer to `slots` zeroed 64-bit slots for `finish::FLAGGED`; grows as
     /// [`Scratch::partials`] does, zeroing the new slots on `stream`.
-    pub(super) fn flagged_slots(&mut self, stream: &Stream, slots: usize) -> Result<u64> {
+    pub(super) fn flagged_slots(&mut self, stream: &Queue, slots: usize) -> Result<u64> {
         if let Some(len) = grown_len(self.flagged.len(), slots) {
             wait(stream)?;
             self.flagged = alloc(len)?;
@@ -156,28 +156,16 @@ fn grown_len(len: usize, need: usize) -> Option<usize> {
 }
 
 /// Waits for `stream`, before a scratch buffer is replaced.
-fn wait(stream: &Stream) -> Result<()> {
-    stream.synchronize().check("cuStreamSynchronize")
+fn wait(stream: &Queue) -> Result<()> {
+    stream.synchronize()
 }
 
 /// Zeroes `buffer` on `stream` (stream-ordered, so no device-wide wait).
-fn zero_async<T: DeviceCopy>(stream: &Stream, buffer: &DeviceBuffer<T>) -> Result<()> {
+fn zero_async<T: DeviceCopy>(stream: &Queue, buffer: &DeviceBuffer<T>) -> Result<()> {
     let bytes = buffer.len() * std::mem::size_of::<T>();
-    // SAFETY: the whole of a live allocation of this stream's scratch.
-    unsafe { memset_zero(stream, buffer.as_device_ptr().as_raw(), bytes) }
-}
-
-/// Enqueues zeroing `bytes` at `ptr` on `stream`.
-///
-/// # Safety
-/// `ptr` is the device-addressable address of at least `bytes` bytes that stay allocated
-/// until the memset has run on `stream`.
-pub(super) unsafe fn memset_zero(stream: &Stream, ptr: u64, bytes: usize) -> Result<()> {
-    // SAFETY: `bytes` bytes at `ptr` are device-addressable memory (the caller's promise).
-    let mut bytes_view = unsafe { DeviceSlice::from_raw_parts_mut(DevicePointer::<u8>::from_raw(ptr), bytes) };
-    // SAFETY: the memset runs in `stream`'s order, while the memory is still allocated (the
-    // caller's promise).
-    unsafe { bytes_view.set_zero_async(stream) }.check("cuMemsetD8Async")
+    // SAFETY: the whole of a live allocation of this stream's scratch, freed only after a wait
+    // on the stream.
+    unsafe { stream.memset_zero(buffer.as_device_ptr().as_raw(), bytes) }
 }
 
 #[cfg(test)]

@@ -2,10 +2,12 @@
 //! value calls get their result: from tagged words the kernel stores into page-locked memory.
 use super::context::Entered;
 use super::device::{device_methods, LoadedDevice};
-use super::scratch::{memset_zero, words, Scratch, Sequence, RESULT_WORDS, TAGGED_WORDS};
-use crate::error::{Check, Result};
-use cust::memory::{AsyncCopyDestination, DeviceCopy, DevicePointer, DeviceSlice};
+use super::queue::Queue;
+use super::scratch::{words, Scratch, Sequence, RESULT_WORDS, TAGGED_WORDS};
+use crate::error::{Check, Error, Result};
+use cust::memory::DeviceCopy;
 use cust::stream::{Stream, StreamFlags};
+use cust::sys::{CUcontext, CUstream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -13,14 +15,15 @@ use std::time::{Duration, Instant};
 /// How long a value call spins for its result before it waits for the stream instead.
 const VALUE_SPIN: Duration = Duration::from_micros(20);
 
-/// A stream of the library with its own scratch; every entry point is a method of it.
-/// Obtained from [`Gpu::new_stream`](super::Gpu::new_stream) or, for the handle's own,
-/// [`Gpu::default_stream`](super::Gpu::default_stream).
+/// A stream with the library's scratch for it; every entry point is a method of it.
+/// Obtained from [`Gpu::new_stream`](super::Gpu::new_stream), for the handle's own from
+/// [`Gpu::default_stream`](super::Gpu::default_stream), and for a stream the caller made from
+/// [`Gpu::borrow_stream`](super::Gpu::borrow_stream).
 ///
 /// `Send + Sync`. Dropping it waits for its queued work before freeing its scratch.
 pub struct GpuStream {
     scratch: Mutex<Scratch>,
-    pub(super) stream: Stream,
+    pub(super) stream: Queue,
     pub(super) shared: Arc<LoadedDevice>,
 }
 
@@ -29,22 +32,52 @@ impl GpuStream {
         shared.bind()?;
         // Blocking on purpose (and cust 0.3.2 drops NON_BLOCKING anyway): a kernel here waits for
         // cust's synchronous copies on the legacy stream, whose pageable DMA may land after they return.
-        let stream = Stream::new(StreamFlags::DEFAULT, None).check("cuStreamCreate")?;
+        let stream = Queue::Own(Stream::new(StreamFlags::DEFAULT, None).check("cuStreamCreate")?);
+        let scratch = Scratch::new(&stream)?;
+        Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared })
+    }
+
+    /// A `GpuStream` that enqueues on the caller's `stream`; `Error::ForeignStream` unless the
+    /// stream belongs to the device's primary context.
+    ///
+    /// # Safety
+    /// `stream` is a live stream handle that stays alive until the returned value is dropped.
+    pub(super) unsafe fn borrowed(shared: Arc<LoadedDevice>, stream: CUstream) -> Result<GpuStream> {
+        let _entered = shared.enter()?;
+        let mut context: CUcontext = std::ptr::null_mut();
+        // SAFETY: a live stream handle (the caller's promise); one context handle is written.
+        super::queue::driver(unsafe { cust::sys::cuStreamGetCtx(stream, &mut context) }).check("cuStreamGetCtx")?;
+        if context != shared.context.as_raw() {
+            return Err(Error::ForeignStream { ordinal: shared.ordinal });
+        }
+        let stream = Queue::Caller(stream);
         let scratch = Scratch::new(&stream)?;
         Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared })
     }
 
     device_methods!(shared);
 
-    /// The cust stream, for the caller's own copies and events.
-    pub fn stream(&self) -> &Stream {
-        &self.stream
+    /// The cust stream, for the caller's own copies and events, where the library made it;
+    /// `None` for a stream from [`Gpu::borrow_stream`](super::Gpu::borrow_stream).
+    pub fn stream(&self) -> Option<&Stream> {
+        self.stream.own()
+    }
+
+    /// The raw `CUstream` this stream enqueues on (the library's own or the caller's).
+    pub fn as_raw(&self) -> CUstream {
+        self.stream.raw()
+    }
+
+    /// The stream the library made, for its own streams (default streams and
+    /// [`Gpu::new_stream`](super::Gpu::new_stream)'s) only.
+    pub(crate) fn library_stream(&self) -> &Stream {
+        self.stream.own().expect("a stream the library made")
     }
 
     /// Waits for everything enqueued on this stream; reports kernel faults.
     pub fn synchronize(&self) -> Result<()> {
         let _entered = self.shared.enter()?;
-        self.stream.synchronize().check("cuStreamSynchronize")
+        self.stream.synchronize()
     }
 
     /// Device allocations of this stream's scratch so far. Once the scratch has grown to a
@@ -132,7 +165,7 @@ impl<'a> Enqueue<'a> {
     /// until the memset has run on this stream.
     pub(crate) unsafe fn zero(&self, ptr: u64, bytes: usize) -> Result<()> {
         // SAFETY: the caller's promise, for this stream.
-        unsafe { memset_zero(&self.stream.stream, ptr, bytes) }
+        unsafe { self.stream.stream.memset_zero(ptr, bytes) }
     }
 
     /// Where a value call's kernel stores its result. With `publishes` (the kernel's final
@@ -192,9 +225,10 @@ impl<'a> Enqueue<'a> {
         let words = words(bytes);
         assert!(words <= RESULT_WORDS, "a value call result is at most {} words", RESULT_WORDS);
         let scratch = &mut *self.scratch;
-        // SAFETY: both slots live as long as the stream; the copy is waited for below.
-        unsafe { scratch.result.index(..words).async_copy_to(&mut scratch.host[..words], &self.stream.stream) }
-            .check("cuMemcpyDtoHAsync")?;
+        let (src, dst) = (scratch.result.as_device_ptr().as_raw(), scratch.host.as_mut_ptr());
+        // SAFETY: both slots hold `RESULT_WORDS` ≥ `words` words and live as long as the stream;
+        // the copy is waited for below, under the stream's lock.
+        unsafe { self.stream.stream.copy_to_host(dst as *mut std::ffi::c_void, src, words * 8) }?;
         self.stream.synchronize()?;
         // SAFETY: the host slot holds `words` ≥ `bytes` bytes, read unaligned; any bytes are a
         // valid E (this function's contract).
@@ -204,10 +238,11 @@ impl<'a> Enqueue<'a> {
     /// Waits for this stream, then copies `len` elements at `ptr` to the host.
     pub(crate) fn read_back<T: DeviceCopy + Default + Copy>(&self, ptr: u64, len: usize) -> Result<Vec<T>> {
         let mut host = vec![T::default(); len];
+        let bytes = len * std::mem::size_of::<T>();
+        // SAFETY: callers pass `len` elements of T they wrote on this stream; `host` holds as
+        // many and outlives the copy, which the wait below finishes.
+        unsafe { self.stream.stream.copy_to_host(host.as_mut_ptr() as *mut std::ffi::c_void, ptr, bytes) }?;
         self.stream.synchronize()?;
-        // SAFETY: callers pass `len` elements of T they wrote on this stream.
-        let src = unsafe { DeviceSlice::from_raw_parts(DevicePointer::<T>::from_raw(ptr), len) };
-        cust::memory::CopyDestination::copy_to(&src, &mut host[..]).check("cuMemcpyDtoH")?;
         Ok(host)
     }
 }

@@ -1,9 +1,9 @@
 //! Allocation and copies in a stream's order, from any thread: each binds the device's context
 //! first, so a fresh thread that shares an `Arc<Gpu>` needs no `bind` of its own.
-use super::scratch::memset_zero;
 use super::stream::GpuStream;
-use crate::error::{alloc, Check, Result};
-use cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use crate::error::{alloc, Result};
+use cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
+use std::ffi::c_void;
 
 impl GpuStream {
     /// `len` zeroed elements of device memory on this stream's device. Binds the device's
@@ -17,7 +17,7 @@ impl GpuStream {
         if bytes > 0 {
             // SAFETY: the whole of `buffer`, a live allocation, which outlives the memset: the
             // wait below returns only once it has run.
-            unsafe { memset_zero(&self.stream, buffer.as_device_ptr().as_raw(), bytes)? };
+            unsafe { self.stream.memset_zero(buffer.as_device_ptr().as_raw(), bytes)? };
         }
         self.synchronize()?;
         Ok(buffer)
@@ -33,11 +33,12 @@ impl GpuStream {
     /// after this borrow has ended. Waiting, the buffer holds `host` for every reader.
     pub fn upload<T: DeviceCopy>(&self, host: &[T]) -> Result<DeviceBuffer<T>> {
         self.bind()?;
-        let mut buffer = alloc::<T>(host.len())?;
+        let buffer = alloc::<T>(host.len())?;
         if !host.is_empty() {
+            let bytes = std::mem::size_of_val(host);
             // SAFETY: `host` and `buffer` have the same length and both outlive the copy: the
             // wait below returns only once it has run.
-            unsafe { buffer.async_copy_from(host, &self.stream) }.check("cuMemcpyHtoDAsync")?;
+            unsafe { self.stream.copy_from_host(buffer.as_device_ptr().as_raw(), host.as_ptr() as *const c_void, bytes)? };
         }
         self.synchronize()?;
         Ok(buffer)
@@ -50,10 +51,11 @@ impl GpuStream {
         let _entered = self.shared.enter()?;
         let mut host = vec![T::default(); device.len()];
         if !host.is_empty() {
+            let (src, bytes) = (device.as_device_ptr().as_raw(), std::mem::size_of_val(&host[..]));
             // SAFETY: `host` and `device` have the same length and both outlive the copy: the
             // wait below returns only once it has run (into pageable memory it may already
             // have, but the wait does not rest on that).
-            unsafe { device.async_copy_to(&mut host[..], &self.stream) }.check("cuMemcpyDtoHAsync")?;
+            unsafe { self.stream.copy_to_host(host.as_mut_ptr() as *mut c_void, src, bytes)? };
         }
         self.synchronize()?;
         Ok(host)

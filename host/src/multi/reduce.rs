@@ -161,7 +161,7 @@ impl MultiGpu {
                 gpu.bind()?;
                 // SAFETY: a pageable source is staged before the call returns; the copy runs in
                 // this rank's stream order, before the gather.
-                unsafe { send.async_copy_from(&identity[..per_rank], gpu.default_stream().stream()) }
+                unsafe { send.async_copy_from(&identity[..per_rank], gpu.default_stream().library_stream()) }
                     .check("cuMemcpyHtoDAsync")?;
             } else {
                 gpu.default_stream().reduce_into(op, shard, &mut send)?;
@@ -224,7 +224,7 @@ impl MultiGpu {
             gpu.bind()?;
             // SAFETY: both ranges lie in this rank's send region, apart (2 · size ≤ 8); the copy
             // runs in its stream order, after the kernel.
-            unsafe { max_word.async_copy_from(&written_max, gpu.default_stream().stream()) }
+            unsafe { max_word.async_copy_from(&written_max, gpu.default_stream().library_stream()) }
                 .check("cuMemcpyDtoDAsync")?;
         }
         self.gather(join, size, true)
@@ -238,7 +238,7 @@ impl MultiGpu {
             gpu.bind()?;
             // SAFETY: a pageable source is staged before the call returns; the copy runs in this
             // rank's stream order, before the all-reduce.
-            unsafe { j.result.index(..1).async_copy_from(&len[..], gpu.default_stream().stream()) }
+            unsafe { j.result.index(..1).async_copy_from(&len[..], gpu.default_stream().library_stream()) }
                 .check("cuMemcpyHtoDAsync")?;
         }
         self.group(|r| {
@@ -259,7 +259,7 @@ impl MultiGpu {
             gpu.bind()?;
             let src = joined(j).index(..words);
             // SAFETY: both live in `join` (locked); the copy is waited for below.
-            unsafe { src.async_copy_to(&mut j.host[..words], gpu.default_stream().stream()) }
+            unsafe { src.async_copy_to(&mut j.host[..words], gpu.default_stream().library_stream()) }
                 .check("cuMemcpyDtoHAsync")?;
         }
         self.wait_all(join)?;

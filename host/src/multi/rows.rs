@@ -101,7 +101,7 @@ impl MultiGpu {
             gpu.bind()?;
             // SAFETY: a pageable source is staged before the call returns; the copy runs in this
             // rank's stream order, before the gather.
-            unsafe { j.send.index(..1).async_copy_from(&rows[..], gpu.default_stream().stream()) }
+            unsafe { j.send.index(..1).async_copy_from(&rows[..], gpu.default_stream().library_stream()) }
                 .check("cuMemcpyHtoDAsync")?;
         }
         self.gather(join, std::mem::size_of::<Word>(), false)?;
@@ -110,7 +110,7 @@ impl MultiGpu {
         gpu.bind()?;
         // SAFETY: both live in the locked join scratch (`host` holds a word per rank); the copy
         // is waited for below.
-        unsafe { first.lo.index(..total).async_copy_to(&mut first.host[..total], gpu.default_stream().stream()) }
+        unsafe { first.lo.index(..total).async_copy_to(&mut first.host[..total], gpu.default_stream().library_stream()) }
             .check("cuMemcpyDtoHAsync")?;
         self.wait_all(join)?;
         // SAFETY: the pinned slot holds `total` words, copied in: the stream has passed its mark,

@@ -100,7 +100,7 @@ pub fn copy_ms<T: DeviceCopy>(
 ) -> Result<f64> {
     median_ms(gpu, WARMUP, REPS, |i| {
         // SAFETY: both buffers live until the stream is synchronized inside median_ms.
-        unsafe { dst.index(..len).async_copy_from(&srcs[i % srcs.len()].index(..len), gpu.stream()) }
+        unsafe { dst.index(..len).async_copy_from(&srcs[i % srcs.len()].index(..len), gpu.stream().unwrap()) }
             .map_err(Error::cuda("cuMemcpyDtoDAsync"))
     })
 }

@@ -155,7 +155,7 @@ fn time_launches(
             raw.a = a[i % a.len()].as_device_ptr().as_raw() + 4 * a_off as u64;
             // SAFETY: the entry's parameters in order; partials and counters sized for every
             // plan above (counters zeroed, left zeroed by the kernel).
-            unsafe { launch(s.stream(), &f, grid as u32, kernel.block(), &raw.params()) }
+            unsafe { launch(s.stream().unwrap(), &f, grid as u32, kernel.block(), &raw.params()) }
         })?;
         let bw = gbps(bytes, ms);
         TABLE.row(&[

@@ -56,7 +56,7 @@ fn launch_floor(s: &GpuStream) -> Result<()> {
     };
     let params = raw.params();
     // SAFETY: sgemv_rows8's ten parameters in order, for a 1×1 problem on live buffers.
-    let mut bare = |_| unsafe { launch(s.stream(), &f, 1, 32, &params) };
+    let mut bare = |_| unsafe { launch(s.stream().unwrap(), &f, 1, 32, &params) };
     let (raw_ms, raw_host) = (median_ms(s, WARMUP, REPS, &mut bare)?, host_us(s, &mut bare)?);
     println!("Launch floor, m = n = 1 (one event pair per call): Gpu::sgemv {:.1} µs ({:.1} µs on the host), bare cuLaunchKernel of the same kernel {:.1} µs ({:.1} µs on the host)\n",
         floor * 1e3, floor_host, raw_ms * 1e3, raw_host);

@@ -14,9 +14,9 @@ pub fn median_ms(gpu: &GpuStream, warmup: usize, reps: usize, mut f: impl FnMut(
     let stop = Event::new(EventFlags::DEFAULT).map_err(Error::cuda("cuEventCreate"))?;
     let mut times = Vec::with_capacity(reps);
     for i in 0..reps {
-        start.record(gpu.stream()).map_err(Error::cuda("cuEventRecord"))?;
+        start.record(gpu.stream().unwrap()).map_err(Error::cuda("cuEventRecord"))?;
         f(warmup + i)?;
-        stop.record(gpu.stream()).map_err(Error::cuda("cuEventRecord"))?;
+        stop.record(gpu.stream().unwrap()).map_err(Error::cuda("cuEventRecord"))?;
         stop.synchronize().map_err(Error::cuda("cuEventSynchronize"))?;
         times.push(stop.elapsed_time_f32(&start).map_err(Error::cuda("cuEventElapsedTime"))? as f64);
     }
