@@ -12,6 +12,7 @@ use crate::entries::arg_entry;
 use crate::error::{Error, Result};
 use crate::gpu::{Enqueue, GpuStream, KernelArgs, ResultSlot};
 use crate::launch::{fast_launch, vectorized_grid};
+use crate::raw::view;
 use crate::typed::TypedElement;
 use cust::memory::{DeviceCopy, DeviceSlice};
 pub use kernels::config::ValueIndex;
@@ -118,6 +119,40 @@ impl GpuStream {
         values: &mut DeviceSlice<T>,
         indices: &mut DeviceSlice<u64>,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.arg_into_raw::<T>(
+                op,
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                values.as_device_ptr().as_raw(),
+                values.len(),
+                indices.as_device_ptr().as_raw(),
+                indices.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::arg_into`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn arg_into_raw<T: TypedElement>(
+        &self,
+        op: ArgOp,
+        input: u64,
+        input_len: usize,
+        values: u64,
+        values_len: usize,
+        indices: u64,
+        indices_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let values = &mut unsafe { view::<T>(values, values_len) };
+        let indices = &mut unsafe { view::<u64>(indices, indices_len) };
         need("values", values, op.results())?;
         need("indices", indices, op.results())?;
         let (values, indices) = (values.index(..op.results()), indices.index(..op.results()));
@@ -140,6 +175,38 @@ impl GpuStream {
         value: &mut DeviceSlice<T>,
         index: &mut DeviceSlice<u64>,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.argmin_into_raw::<T>(
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                value.as_device_ptr().as_raw(),
+                value.len(),
+                index.as_device_ptr().as_raw(),
+                index.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::argmin_into`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn argmin_into_raw<T: TypedElement>(
+        &self,
+        input: u64,
+        input_len: usize,
+        value: u64,
+        value_len: usize,
+        index: u64,
+        index_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let value = &mut unsafe { view::<T>(value, value_len) };
+        let index = &mut unsafe { view::<u64>(index, index_len) };
         self.arg_into(ArgOp::ArgMin, input, value, index)
     }
 
@@ -150,6 +217,38 @@ impl GpuStream {
         value: &mut DeviceSlice<T>,
         index: &mut DeviceSlice<u64>,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.argmax_into_raw::<T>(
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                value.as_device_ptr().as_raw(),
+                value.len(),
+                index.as_device_ptr().as_raw(),
+                index.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::argmax_into`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn argmax_into_raw<T: TypedElement>(
+        &self,
+        input: u64,
+        input_len: usize,
+        value: u64,
+        value_len: usize,
+        index: u64,
+        index_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let value = &mut unsafe { view::<T>(value, value_len) };
+        let index = &mut unsafe { view::<u64>(index, index_len) };
         self.arg_into(ArgOp::ArgMax, input, value, index)
     }
 
@@ -160,22 +259,97 @@ impl GpuStream {
         values: &mut DeviceSlice<T>,
         indices: &mut DeviceSlice<u64>,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.argminmax_into_raw::<T>(
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                values.as_device_ptr().as_raw(),
+                values.len(),
+                indices.as_device_ptr().as_raw(),
+                indices.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::argminmax_into`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn argminmax_into_raw<T: TypedElement>(
+        &self,
+        input: u64,
+        input_len: usize,
+        values: u64,
+        values_len: usize,
+        indices: u64,
+        indices_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let values = &mut unsafe { view::<T>(values, values_len) };
+        let indices = &mut unsafe { view::<u64>(indices, indices_len) };
         self.arg_into(ArgOp::ArgMinMax, input, values, indices)
     }
 
     /// The smallest value of `input` and its first index; `Error::Empty` when empty. A value
     /// call: the kernel stores the result into the stream's tagged words (as [`GpuStream::sum`]).
     pub fn argmin<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<ValueIndex<T>> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.argmin_raw::<T>(input.as_device_ptr().as_raw(), input.len()) }
+    }
+
+    /// [`GpuStream::argmin`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn argmin_raw<T: TypedElement>(&self, input: u64, input_len: usize) -> Result<ValueIndex<T>> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
         self.arg_value::<T, 1>(ArgOp::ArgMin, input).map(|[v]| v)
     }
 
     /// The largest value of `input` and its first index; `Error::Empty` when empty.
     pub fn argmax<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<ValueIndex<T>> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.argmax_raw::<T>(input.as_device_ptr().as_raw(), input.len()) }
+    }
+
+    /// [`GpuStream::argmax`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn argmax_raw<T: TypedElement>(&self, input: u64, input_len: usize) -> Result<ValueIndex<T>> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
         self.arg_value::<T, 1>(ArgOp::ArgMax, input).map(|[v]| v)
     }
 
     /// (argmin, argmax) of `input` in one pass; `Error::Empty` when empty.
     pub fn argminmax<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<(ValueIndex<T>, ValueIndex<T>)> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.argminmax_raw::<T>(input.as_device_ptr().as_raw(), input.len()) }
+    }
+
+    /// [`GpuStream::argminmax`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn argminmax_raw<T: TypedElement>(
+        &self,
+        input: u64,
+        input_len: usize,
+    ) -> Result<(ValueIndex<T>, ValueIndex<T>)> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
         let [lo, hi] = self.arg_value::<T, 2>(ArgOp::ArgMinMax, input)?;
         Ok((lo, hi))
     }

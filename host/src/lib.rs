@@ -23,6 +23,7 @@ pub mod launch;
 mod launch;
 pub mod multi;
 pub mod nccl;
+pub mod raw;
 pub mod reduce;
 pub mod sgemv;
 pub mod typed;

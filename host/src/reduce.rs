@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Enqueue, GpuStream, KernelArgs, ResultSlot};
 use crate::ladder::{ladder_grid, ladder_index, Finish, ReduceStrategy, SumElement};
 use crate::launch::check_grid;
+use crate::raw::view;
 use cust::memory::DeviceSlice;
 use kernels::config::{finish, FINISH_BLOCK};
 
@@ -13,6 +14,24 @@ impl GpuStream {
     /// number (an atomic finish adds into a device slot, copied there after), and the call
     /// waits for this stream only.
     pub fn reduce_sum<T: SumElement>(&self, input: &DeviceSlice<T>, strategy: ReduceStrategy) -> Result<T> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.reduce_sum_raw::<T>(input.as_device_ptr().as_raw(), input.len(), strategy) }
+    }
+
+    /// [`GpuStream::reduce_sum`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn reduce_sum_raw<T: SumElement>(
+        &self,
+        input: u64,
+        input_len: usize,
+        strategy: ReduceStrategy,
+    ) -> Result<T> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
         strategy.validate()?;
         if input.is_empty() {
             return Ok(T::default());
@@ -38,6 +57,35 @@ impl GpuStream {
         out: &mut DeviceSlice<T>,
         strategy: ReduceStrategy,
     ) -> Result<Option<T>> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.reduce_sum_into_raw::<T>(
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                out.as_device_ptr().as_raw(),
+                out.len(),
+                strategy,
+            )
+        }
+    }
+
+    /// [`GpuStream::reduce_sum_into`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn reduce_sum_into_raw<T: SumElement>(
+        &self,
+        input: u64,
+        input_len: usize,
+        out: u64,
+        out_len: usize,
+        strategy: ReduceStrategy,
+    ) -> Result<Option<T>> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let out = &mut unsafe { view::<T>(out, out_len) };
         strategy.validate()?;
         if out.is_empty() {
             return Err(Error::LengthMismatch { what: "out", expected: 1, actual: 0 });

@@ -11,6 +11,7 @@ use crate::entries::{f64acc_entry, typed_entry};
 use crate::error::{Error, Result};
 use crate::gpu::{Enqueue, GpuStream, KernelArgs, ResultSlot};
 use crate::launch::{fast_launch, vectorized_grid};
+use crate::raw::view;
 use cust::memory::{DeviceCopy, DeviceSlice};
 pub use half::{bf16, f16};
 
@@ -152,6 +153,35 @@ impl GpuStream {
         input: &DeviceSlice<T>,
         out: &mut DeviceSlice<T>,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.reduce_into_raw::<T>(
+                op,
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                out.as_device_ptr().as_raw(),
+                out.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::reduce_into`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn reduce_into_raw<T: TypedElement>(
+        &self,
+        op: TypedOp,
+        input: u64,
+        input_len: usize,
+        out: u64,
+        out_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let out = &mut unsafe { view::<T>(out, out_len) };
         match op {
             TypedOp::Sum => Err(Error::Unsupported { what: "sum into an element-typed buffer: use sum_into".into() }),
             TypedOp::Min | TypedOp::Max | TypedOp::MinMax => {
@@ -166,6 +196,28 @@ impl GpuStream {
 
     /// Enqueues the sum of `input` into `out[0]` without waiting.
     pub fn sum_into<T: TypedElement>(&self, input: &DeviceSlice<T>, out: &mut DeviceSlice<T::Sum>) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.sum_into_raw::<T>(input.as_device_ptr().as_raw(), input.len(), out.as_device_ptr().as_raw(), out.len())
+        }
+    }
+
+    /// [`GpuStream::sum_into`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn sum_into_raw<T: TypedElement>(
+        &self,
+        input: u64,
+        input_len: usize,
+        out: u64,
+        out_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let out = &mut unsafe { view::<T::Sum>(out, out_len) };
         need_out(out, 1)?;
         self.check_lent("out", out)?;
         // SAFETY: `out` is a device slice of at least one `T::Sum` (checked above), lent for the
@@ -175,6 +227,27 @@ impl GpuStream {
 
     /// Enqueues the f64-accumulated sum of f32 `input` into `out[0]` without waiting.
     pub fn sum_f32_f64acc_into(&self, input: &DeviceSlice<f32>, out: &mut DeviceSlice<f64>) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.sum_f32_f64acc_into_raw(
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                out.as_device_ptr().as_raw(),
+                out.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::sum_f32_f64acc_into`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn sum_f32_f64acc_into_raw(&self, input: u64, input_len: usize, out: u64, out_len: usize) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<f32>(input, input_len) };
+        let out = &mut unsafe { view::<f64>(out, out_len) };
         need_out(out, 1)?;
         self.check_lent("out", out)?;
         // SAFETY: `out` is a device slice of at least one f64 (checked above), lent for the
@@ -189,6 +262,19 @@ impl GpuStream {
     /// to 2^32 + 1 elements ((2^32 + 1)·(2^32 − 1) = 2^64 − 1); a longer input can wrap (the
     /// result is then the sum mod 2^64).
     pub fn sum<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T::Sum> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.sum_raw::<T>(input.as_device_ptr().as_raw(), input.len()) }
+    }
+
+    /// [`GpuStream::sum`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn sum_raw<T: TypedElement>(&self, input: u64, input_len: usize) -> Result<T::Sum> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
         if input.is_empty() {
             return Ok(T::Sum::default());
         }
@@ -203,6 +289,19 @@ impl GpuStream {
 
     /// Sum of f32 `input` accumulated in f64.
     pub fn sum_f32_f64acc(&self, input: &DeviceSlice<f32>) -> Result<f64> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.sum_f32_f64acc_raw(input.as_device_ptr().as_raw(), input.len()) }
+    }
+
+    /// [`GpuStream::sum_f32_f64acc`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn sum_f32_f64acc_raw(&self, input: u64, input_len: usize) -> Result<f64> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<f32>(input, input_len) };
         if input.is_empty() {
             return Ok(0.0);
         }
@@ -216,16 +315,55 @@ impl GpuStream {
 
     /// Minimum of `input`; `Error::Empty` when empty.
     pub fn min<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.min_raw::<T>(input.as_device_ptr().as_raw(), input.len()) }
+    }
+
+    /// [`GpuStream::min`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn min_raw<T: TypedElement>(&self, input: u64, input_len: usize) -> Result<T> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
         self.extreme::<T, 1>(TypedOp::Min, input).map(|[v]| v)
     }
 
     /// Maximum of `input`; `Error::Empty` when empty.
     pub fn max<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<T> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.max_raw::<T>(input.as_device_ptr().as_raw(), input.len()) }
+    }
+
+    /// [`GpuStream::max`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn max_raw<T: TypedElement>(&self, input: u64, input_len: usize) -> Result<T> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
         self.extreme::<T, 1>(TypedOp::Max, input).map(|[v]| v)
     }
 
     /// (minimum, maximum) of `input` in one pass; `Error::Empty` when empty.
     pub fn minmax<T: TypedElement>(&self, input: &DeviceSlice<T>) -> Result<(T, T)> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.minmax_raw::<T>(input.as_device_ptr().as_raw(), input.len()) }
+    }
+
+    /// [`GpuStream::minmax`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn minmax_raw<T: TypedElement>(&self, input: u64, input_len: usize) -> Result<(T, T)> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
         let [lo, hi] = self.extreme::<T, 2>(TypedOp::MinMax, input)?;
         Ok((lo, hi))
     }

@@ -9,6 +9,7 @@ use super::{Axis, AxisShape, AxisStrategy, Output, Results};
 use crate::arg::ArgOp;
 use crate::error::{Error, Result};
 use crate::gpu::GpuStream;
+use crate::raw::view;
 use crate::typed::TypedElement;
 use cust::memory::{DeviceCopy, DeviceSlice};
 
@@ -70,6 +71,46 @@ impl GpuStream {
         indices: &mut DeviceSlice<I>,
         strategy: AxisStrategy,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.arg_along_raw::<T, I>(
+                op,
+                axis,
+                shape,
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                values.as_device_ptr().as_raw(),
+                values.len(),
+                indices.as_device_ptr().as_raw(),
+                indices.len(),
+                strategy,
+            )
+        }
+    }
+
+    /// [`GpuStream::arg_along`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn arg_along_raw<T: TypedElement, I: AxisIndex>(
+        &self,
+        op: ArgOp,
+        axis: Axis,
+        shape: AxisShape,
+        input: u64,
+        input_len: usize,
+        values: u64,
+        values_len: usize,
+        indices: u64,
+        indices_len: usize,
+        strategy: AxisStrategy,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let values = &mut unsafe { view::<T>(values, values_len) };
+        let indices = &mut unsafe { view::<I>(indices, indices_len) };
         let op = along_op(op)?;
         check_index_width::<I>(match axis {
             Axis::Rows => shape.n,
@@ -92,6 +133,45 @@ impl GpuStream {
         values: &mut DeviceSlice<T>,
         indices: &mut DeviceSlice<I>,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.segmented_arg_raw::<T, I>(
+                op,
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                offsets.as_device_ptr().as_raw(),
+                offsets.len(),
+                values.as_device_ptr().as_raw(),
+                values.len(),
+                indices.as_device_ptr().as_raw(),
+                indices.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::segmented_arg`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn segmented_arg_raw<T: TypedElement, I: AxisIndex>(
+        &self,
+        op: ArgOp,
+        input: u64,
+        input_len: usize,
+        offsets: u64,
+        offsets_len: usize,
+        values: u64,
+        values_len: usize,
+        indices: u64,
+        indices_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let offsets = &unsafe { view::<u64>(offsets, offsets_len) };
+        let values = &mut unsafe { view::<T>(values, values_len) };
+        let indices = &mut unsafe { view::<I>(indices, indices_len) };
         let op = along_op(op)?;
         check_index_width::<I>(input.len())?;
         let outs = [Output::of("values", values, 1), Output::of("indices", indices, 1)];

@@ -22,6 +22,7 @@ pub use plan::{
 use crate::entries::{axis_arg_entry, axis_entry};
 use crate::error::{Error, Result};
 use crate::gpu::{Enqueue, GpuStream, KernelArgs};
+use crate::raw::view;
 use crate::typed::{TypedElement, TypedOp};
 use cust::memory::{DeviceCopy, DeviceSlice};
 use kernels::config::AXIS_BLOCK;
@@ -301,6 +302,39 @@ impl GpuStream {
         out: &mut DeviceSlice<T::Sum>,
         strategy: AxisStrategy,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.sum_along_raw::<T>(
+                axis,
+                shape,
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                out.as_device_ptr().as_raw(),
+                out.len(),
+                strategy,
+            )
+        }
+    }
+
+    /// [`GpuStream::sum_along`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn sum_along_raw<T: TypedElement>(
+        &self,
+        axis: Axis,
+        shape: AxisShape,
+        input: u64,
+        input_len: usize,
+        out: u64,
+        out_len: usize,
+        strategy: AxisStrategy,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let out = &mut unsafe { view::<T::Sum>(out, out_len) };
         self.typed_along(TypedOp::Sum, axis, shape, input, out, 1, strategy)
     }
 
@@ -315,6 +349,41 @@ impl GpuStream {
         out: &mut DeviceSlice<T>,
         strategy: AxisStrategy,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.reduce_along_raw::<T>(
+                op,
+                axis,
+                shape,
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                out.as_device_ptr().as_raw(),
+                out.len(),
+                strategy,
+            )
+        }
+    }
+
+    /// [`GpuStream::reduce_along`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn reduce_along_raw<T: TypedElement>(
+        &self,
+        op: TypedOp,
+        axis: Axis,
+        shape: AxisShape,
+        input: u64,
+        input_len: usize,
+        out: u64,
+        out_len: usize,
+        strategy: AxisStrategy,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let out = &mut unsafe { view::<T>(out, out_len) };
         match op {
             TypedOp::Sum => Err(Error::Unsupported { what: "sum into an element-typed buffer: use sum_along".into() }),
             TypedOp::MinMax => self.typed_along(op, axis, shape, input, out, 2, strategy),
@@ -332,6 +401,38 @@ impl GpuStream {
         offsets: &DeviceSlice<u64>,
         out: &mut DeviceSlice<T::Sum>,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.segmented_sum_raw::<T>(
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                offsets.as_device_ptr().as_raw(),
+                offsets.len(),
+                out.as_device_ptr().as_raw(),
+                out.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::segmented_sum`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn segmented_sum_raw<T: TypedElement>(
+        &self,
+        input: u64,
+        input_len: usize,
+        offsets: u64,
+        offsets_len: usize,
+        out: u64,
+        out_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let offsets = &unsafe { view::<u64>(offsets, offsets_len) };
+        let out = &mut unsafe { view::<T::Sum>(out, out_len) };
         self.typed_segmented(TypedOp::Sum, input, offsets, out, 1)
     }
 
@@ -344,6 +445,40 @@ impl GpuStream {
         offsets: &DeviceSlice<u64>,
         out: &mut DeviceSlice<T>,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.segmented_reduce_raw::<T>(
+                op,
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                offsets.as_device_ptr().as_raw(),
+                offsets.len(),
+                out.as_device_ptr().as_raw(),
+                out.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::segmented_reduce`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn segmented_reduce_raw<T: TypedElement>(
+        &self,
+        op: TypedOp,
+        input: u64,
+        input_len: usize,
+        offsets: u64,
+        offsets_len: usize,
+        out: u64,
+        out_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let offsets = &unsafe { view::<u64>(offsets, offsets_len) };
+        let out = &mut unsafe { view::<T>(out, out_len) };
         match op {
             TypedOp::Sum => {
                 Err(Error::Unsupported { what: "sum into an element-typed buffer: use segmented_sum".into() })

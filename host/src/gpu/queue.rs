@@ -79,7 +79,13 @@ impl Queue {
     /// # Safety
     /// `params` point to the kernel's parameters in number, order and type, and the launch and
     /// every address in them satisfy the kernel's contract until it has run.
-    pub(super) unsafe fn launch(&self, function: &Function, grid: u32, block: u32, params: &[*mut c_void]) -> Result<()> {
+    pub(super) unsafe fn launch(
+        &self,
+        function: &Function,
+        grid: u32,
+        block: u32,
+        params: &[*mut c_void],
+    ) -> Result<()> {
         // SAFETY: the caller's promise; the driver copies the parameter values before it returns.
         let result = unsafe {
             cust::sys::cuLaunchKernel(

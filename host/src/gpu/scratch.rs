@@ -1,8 +1,8 @@
 //! A stream's scratch: per-block partials, the ticket counter, flagged slots and the value
 //! calls' result slots and sequence numbers. Buffers grow by doubling and are then reused; the
 //! stream uses them in its own order only (under its lock).
-use crate::error::{alloc, Check, Result};
 use super::queue::Queue;
+use crate::error::{alloc, Check, Result};
 use cust::memory::{DeviceBuffer, DeviceCopy, LockedBuffer};
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -38,7 +38,9 @@ impl GpuStream {
             let bytes = std::mem::size_of_val(host);
             // SAFETY: `host` and `buffer` have the same length and both outlive the copy: the
             // wait below returns only once it has run.
-            unsafe { self.stream.copy_from_host(buffer.as_device_ptr().as_raw(), host.as_ptr() as *const c_void, bytes)? };
+            unsafe {
+                self.stream.copy_from_host(buffer.as_device_ptr().as_raw(), host.as_ptr() as *const c_void, bytes)?
+            };
         }
         self.synchronize()?;
         Ok(buffer)

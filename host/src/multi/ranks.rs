@@ -189,7 +189,8 @@ impl MultiGpu {
     /// stream, then polls the marks and the communicators ([`poll_ranks`]), within the limit.
     pub(super) fn wait_all(&self, join: &[Join]) -> Result<()> {
         for (rank, (gpu, j)) in self.gpus.iter().zip(join).enumerate() {
-            let marked = gpu.bind().and_then(|_| j.mark.record(gpu.default_stream().library_stream()).check("cuEventRecord"));
+            let marked =
+                gpu.bind().and_then(|_| j.mark.record(gpu.default_stream().library_stream()).check("cuEventRecord"));
             marked.map_err(|cause| Error::RankFailed { rank, cause: Box::new(cause) })?;
         }
         poll_ranks(self.ranks(), self.wait_limit, |rank| self.progress(rank, &join[rank]))

@@ -110,8 +110,10 @@ impl MultiGpu {
         gpu.bind()?;
         // SAFETY: both live in the locked join scratch (`host` holds a word per rank); the copy
         // is waited for below.
-        unsafe { first.lo.index(..total).async_copy_to(&mut first.host[..total], gpu.default_stream().library_stream()) }
-            .check("cuMemcpyDtoHAsync")?;
+        unsafe {
+            first.lo.index(..total).async_copy_to(&mut first.host[..total], gpu.default_stream().library_stream())
+        }
+        .check("cuMemcpyDtoHAsync")?;
         self.wait_all(join)?;
         // SAFETY: the pinned slot holds `total` words, copied in: the stream has passed its mark,
         // recorded after the copy.

@@ -13,6 +13,7 @@ use crate::entries::half_gemv_entry;
 use crate::error::{Error, Result};
 use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil};
+use crate::raw::view;
 use cust::memory::{DeviceCopy, DeviceSlice};
 use half::{bf16, f16};
 use kernels::config::SGEMV_BATCHED_BLOCK;
@@ -101,6 +102,46 @@ impl GpuStream {
         batch: SgemvBatch,
         opts: SgemvOptions,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.gemv_raw::<A, X, Y>(
+                m,
+                n,
+                a.as_device_ptr().as_raw(),
+                a.len(),
+                x.as_device_ptr().as_raw(),
+                x.len(),
+                y.as_device_ptr().as_raw(),
+                y.len(),
+                batch,
+                opts,
+            )
+        }
+    }
+
+    /// [`GpuStream::gemv`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn gemv_raw<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
+        &self,
+        m: usize,
+        n: usize,
+        a: u64,
+        a_len: usize,
+        x: u64,
+        x_len: usize,
+        y: u64,
+        y_len: usize,
+        batch: SgemvBatch,
+        opts: SgemvOptions,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let a = &unsafe { view::<A>(a, a_len) };
+        let x = &unsafe { view::<X>(x, x_len) };
+        let y = &mut unsafe { view::<Y>(y, y_len) };
         if opts.kernel != SgemvKernel::Auto {
             return Err(Error::Unsupported { what: format!("{:?} for half-precision gemv (Auto only)", opts.kernel) });
         }

@@ -24,6 +24,7 @@ use crate::entries::sgemv_entry;
 use crate::error::Result;
 use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil};
+use crate::raw::view;
 use cust::memory::DeviceSlice;
 pub use half_gemv::{half_gemv_entry_point, GemvVector, HalfWeight};
 use kernels::config::SGEMV_T_BLOCK;
@@ -88,6 +89,44 @@ impl GpuStream {
         y: &mut DeviceSlice<f32>,
         opts: SgemvOptions,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.sgemv_raw(
+                m,
+                n,
+                a.as_device_ptr().as_raw(),
+                a.len(),
+                x.as_device_ptr().as_raw(),
+                x.len(),
+                y.as_device_ptr().as_raw(),
+                y.len(),
+                opts,
+            )
+        }
+    }
+
+    /// [`GpuStream::sgemv`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn sgemv_raw(
+        &self,
+        m: usize,
+        n: usize,
+        a: u64,
+        a_len: usize,
+        x: u64,
+        x_len: usize,
+        y: u64,
+        y_len: usize,
+        opts: SgemvOptions,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let a = &unsafe { view::<f32>(a, a_len) };
+        let x = &unsafe { view::<f32>(x, x_len) };
+        let y = &mut unsafe { view::<f32>(y, y_len) };
         self.sgemv_batched(m, n, a, x, y, SgemvBatch::ONE, opts)
     }
 
@@ -108,6 +147,46 @@ impl GpuStream {
         batch: SgemvBatch,
         opts: SgemvOptions,
     ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.sgemv_batched_raw(
+                m,
+                n,
+                a.as_device_ptr().as_raw(),
+                a.len(),
+                x.as_device_ptr().as_raw(),
+                x.len(),
+                y.as_device_ptr().as_raw(),
+                y.len(),
+                batch,
+                opts,
+            )
+        }
+    }
+
+    /// [`GpuStream::sgemv_batched`] on raw device addresses: each buffer as its address and its length in
+    /// elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    pub unsafe fn sgemv_batched_raw(
+        &self,
+        m: usize,
+        n: usize,
+        a: u64,
+        a_len: usize,
+        x: u64,
+        x_len: usize,
+        y: u64,
+        y_len: usize,
+        batch: SgemvBatch,
+        opts: SgemvOptions,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let a = &unsafe { view::<f32>(a, a_len) };
+        let x = &unsafe { view::<f32>(x, x_len) };
+        let y = &mut unsafe { view::<f32>(y, y_len) };
         let lda = opts.lda.unwrap_or(n);
         let layout = SgemvLayout { incx: opts.incx, incy: opts.incy, batch };
         let (a_raw, x_raw, y_raw) = (RawSlice::of(a), RawSlice::of(x), RawSlice::of(y));
