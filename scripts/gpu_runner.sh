@@ -106,7 +106,9 @@ stage_sanitizer() {
              "gpu_arg arg_u8" "gpu_arg bad_outputs_are_refused_before_any_launch" \
              "gpu_axis_arg axis_arg_bf16" "gpu_axis_arg named_strategies_i8" "gpu_axis_arg bad_input_is_refused" \
              "gpu_sgemv_batched edge_shapes_and_alpha_zero" "gpu_sgemv_batched strided_batches_of_1_2_and_1000" \
-             "gpu_gemv_half edge_shapes_and_alpha_zero" "gpu_gemv_half vector_kernels_on_attention_decode"; do
+             "gpu_gemv_half edge_shapes_and_alpha_zero" "gpu_gemv_half vector_kernels_on_attention_decode" \
+             "gpu_caller_stream library_calls_on_the_callers_stream_follow_its_kernels_and_precede_its_copies" \
+             "gpu_caller_stream raw_entry_points_take_stream_ordered_memory_on_the_callers_stream"; do
         set -- $t
         [ -x "tests/$1" ] || { echo "(tests/$1 not in bundle, skipped)"; continue; }
         hdr "sanitizer: tests/$1 $2"
