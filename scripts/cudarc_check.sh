@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the cudarc adapter (adapters/cudarc) and examples/cudarc_user, a cudarc application on
 # it, with the current stable toolchain as a user would (each outside the library's workspace),
-# checks their format, lints and the adapter's docs and unit tests, and runs the example.
+# checks their format, lints, the adapter's docs and its tests (the GPU ones skip without a GPU),
+# and runs the example.
 # Without a GPU it must print the no-device line and exit 1 (a SKIPPED line, or a failure with
 # REQUIRE_GPU=1); with one it must exit 0.
 #   bash scripts/cudarc_check.sh [build|run]   (default: both)
@@ -14,6 +15,11 @@ export CARGO_TARGET_DIR=$ROOT/target/cudarc
 export CUDA_LIBRARY_PATH=${CUDA_LIBRARY_PATH:-$ROOT/.deps/libcuda}
 bin=${CUDARC_USER_BIN:-$CARGO_TARGET_DIR/release/cudarc_user}
 fail() { echo "cudarc: FAILED: $*"; exit 1; }
+# Runs a command with a libcuda to load: the driver's, else the link-time one (CPU-only machines).
+with_libcuda() {
+    if ldconfig -p 2>/dev/null | grep 'libcuda\.so\.1 ' >/dev/null; then "$@"
+    else LD_LIBRARY_PATH=$CUDA_LIBRARY_PATH/lib64/stubs "$@"; fi
+}
 
 build() {
     # From outside the repository, so that none of its .cargo/config.toml applies.
@@ -31,19 +37,25 @@ build() {
     done
     RUSTDOCFLAGS="-D warnings" cargo +stable doc --quiet --no-deps --manifest-path "$adapter" \
         || fail "rustdoc: run \`RUSTDOCFLAGS='-D warnings' cargo +stable doc --no-deps --manifest-path $adapter\`"
-    # Unit tests (no GPU) and the docs' examples, compiled.
-    cargo +stable test --quiet --release --manifest-path "$adapter" || fail "adapter tests"
+    # Unit tests, the docs' examples (compiled) and tests/cudarc_gpu.rs, whose tests print a
+    # SKIPPED line each without a GPU (the run below is what REQUIRE_GPU=1 fails).
+    local out skipped
+    out=$(REQUIRE_GPU= with_libcuda cargo +stable test --quiet --release --manifest-path "$adapter" -- --nocapture 2>&1) \
+        || { echo "$out"; fail "adapter tests: run \`cargo +stable test --release --manifest-path $adapter\`"; }
+    skipped=$(grep -o 'SKIPPED' <<<"$out" | wc -l)
+    if [ "$skipped" -gt 0 ]; then echo "SKIPPED $skipped adapter GPU tests: no CUDA device"
+    else echo "cudarc: adapter tests passed"; fi
 }
 
 run() {
     local err rc
     err=$(mktemp)
-    # The link-time libcuda only where no driver's libcuda is installed (CPU-only machines).
-    if ldconfig -p 2>/dev/null | grep 'libcuda\.so\.1 ' >/dev/null; then "$bin" 2>"$err"; rc=$?
-    else LD_LIBRARY_PATH=$CUDA_LIBRARY_PATH/lib64/stubs "$bin" 2>"$err"; rc=$?; fi
+    with_libcuda "$bin" 2>"$err"; rc=$?
     cat "$err" >&2
+    grep -q '^error: no CUDA device was found' "$err"; local no_device=$?
+    rm -f "$err"
     if [ "$rc" -eq 0 ]; then echo "cudarc_user: ok"; return 0; fi
-    if [ "$rc" -eq 1 ] && grep -q '^error: no CUDA device was found' "$err"; then
+    if [ "$rc" -eq 1 ] && [ "$no_device" -eq 0 ]; then
         [ "${REQUIRE_GPU:-}" = 1 ] && fail "REQUIRE_GPU=1 but no CUDA device was found"
         echo "SKIPPED cudarc_user run: no CUDA device (it printed the no-device line and exited 1, as it must)"
         return 0
