@@ -37,7 +37,7 @@ pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
 pub use ladder::{ReduceStrategy, SumElement};
-pub use multi::{MultiGpu, RowShard};
+pub use multi::{MultiGpu, RawBuffer, RawRowShard, RowShard};
 pub use nccl::NcclId;
 pub use sgemv::{
     GemvVector, HalfWeight, Op, SgemvBatch, SgemvCall, SgemvKernel, SgemvLayout, SgemvOptions, SgemvShape,
