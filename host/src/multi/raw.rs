@@ -1,37 +1,15 @@
 //! The raw forms of the multi-GPU calls: each rank's buffer as a device address and a length in
 //! elements (`(address, len)`, on that rank's device), under the [raw contract](crate::raw).
 //! The safe forms call these with their slices' parts.
+use super::buffers::{RawBuffer, RawRowShard, RowShard};
 use super::ranks::MultiGpu;
 use super::reduce::JoinSum;
-use super::rows::RowShard;
 use crate::error::Result;
 use crate::ladder::{ReduceStrategy, SumElement};
 use crate::raw::view;
 use crate::sgemv::SgemvOptions;
 use crate::typed::{TypedElement, TypedOp};
 use cust::memory::{DeviceCopy, DeviceSlice};
-
-/// A buffer of the raw forms: its device address and its length in elements.
-pub type RawBuffer = (u64, usize);
-
-/// One GPU's part of [`MultiGpu::sgemv_rows_raw`], as [`RowShard`] holds it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RawRowShard {
-    pub rows: usize,
-    pub a: RawBuffer,
-    pub x: RawBuffer,
-    pub y: RawBuffer,
-}
-
-/// The address and length of each slice.
-pub(super) fn parts<T: DeviceCopy>(slices: &[&DeviceSlice<T>]) -> Vec<RawBuffer> {
-    slices.iter().map(|s| (s.as_device_ptr().as_raw(), s.len())).collect()
-}
-
-/// [`parts`] of mutable slices.
-pub(super) fn parts_mut<T: DeviceCopy>(slices: &[&mut DeviceSlice<T>]) -> Vec<RawBuffer> {
-    slices.iter().map(|s| (s.as_device_ptr().as_raw(), s.len())).collect()
-}
 
 /// A view of each buffer.
 ///
@@ -142,10 +120,4 @@ unsafe fn row_views(shards: &[RawRowShard]) -> RowViews {
 
 fn row_shards(views: &mut RowViews) -> Vec<RowShard<'_>> {
     views.iter_mut().map(|(rows, a, x, y)| RowShard { rows: *rows, a, x, y }).collect()
-}
-
-/// Each shard's parts.
-pub(super) fn row_parts(shards: &[RowShard<'_>]) -> Vec<RawRowShard> {
-    let part = |s: &DeviceSlice<f32>| (s.as_device_ptr().as_raw(), s.len());
-    shards.iter().map(|s| RawRowShard { rows: s.rows, a: part(s.a), x: part(s.x), y: part(s.y) }).collect()
 }

@@ -1,8 +1,8 @@
 //! The sharded reductions: each rank reduces its shard into its join scratch, then the ranks
 //! join the partials (see the module doc).
+use super::buffers::parts;
 use super::join::{address, elements, Join, Word};
 use super::ranks::MultiGpu;
-use super::raw::parts;
 use crate::error::{Check, Error, Result};
 use crate::gpu::{Gpu, GpuStream};
 use crate::ladder::{ReduceStrategy, SumElement};

@@ -1,21 +1,11 @@
 //! Row-sharded sgemv, and the broadcasts that feed x and gather y.
+use super::buffers::{parts_mut, row_parts, RowShard};
 use super::join::{Join, Word};
 use super::ranks::MultiGpu;
-use super::raw::{parts_mut, row_parts};
 use crate::error::{Check, Error, Result};
 use crate::nccl::DataType;
 use crate::sgemv::{Op, RawSlice, SgemvCall, SgemvOptions};
 use cust::memory::{AsyncCopyDestination, DeviceCopy, DeviceSlice};
-
-/// One GPU's part of a row-sharded sgemv: its `rows` rows of A (row-major, `opts.lda` or n
-/// apart), a full-length `x` (rank 0's holds the input; [`MultiGpu::sgemv_rows`] broadcasts it
-/// into the others) and its rows of `y`.
-pub struct RowShard<'a> {
-    pub rows: usize,
-    pub a: &'a DeviceSlice<f32>,
-    pub x: &'a mut DeviceSlice<f32>,
-    pub y: &'a mut DeviceSlice<f32>,
-}
 
 impl MultiGpu {
     /// Enqueues a row-sharded `y = alpha·A·x + beta·y` (`Op::N`): x is broadcast from rank 0
