@@ -1,7 +1,7 @@
 //! The PTX itself, on every machine: every kernel is there, and the instructions the fast paths
 //! rest on (shuffles, 16-byte loads, hardware min/max and dot products, non-aligned barriers, the
 //! flagged finish) with no local memory.
-use cudakernels::sgemv::dispatch::stripe_depths;
+use cudakernels::stripe_depths;
 use cudakernels::{
     ladder_entry_point, ArgOp, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_OPS, AXIS_KERNELS,
     AXIS_TYPES, HALF_GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,

@@ -139,6 +139,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
     pub unsafe fn arg_into_raw<T: TypedElement>(
         &self,
         op: ArgOp,

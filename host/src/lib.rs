@@ -37,10 +37,10 @@ pub use gpu::{Gpu, GpuStream};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
 pub use ladder::{ReduceStrategy, SumElement};
-pub use multi::{MultiGpu, RowShard};
+pub use multi::{MultiGpu, RawBuffer, RawRowShard, RowShard};
 pub use nccl::NcclId;
 pub use sgemv::{
-    GemvVector, HalfWeight, Op, SgemvBatch, SgemvCall, SgemvKernel, SgemvLaunch, SgemvLayout, SgemvOptions, SgemvShape,
+    GemvVector, HalfWeight, Op, SgemvBatch, SgemvCall, SgemvKernel, SgemvLayout, SgemvOptions, SgemvShape,
 };
 pub use typed::{bf16, f16, TypedElement, TypedOp};
 
@@ -51,13 +51,18 @@ mod internals {
     pub use crate::ladder::{
         ladder_entry_point, ladder_grid, Finish, LadderGrid, LadderKernel, LADDER_BLOCKS, LADDER_TYPES,
     };
-    pub use crate::sgemv::{half_gemv_entry_point, Occupancy, RawSlice, SgemvExtra, SgemvPlan};
+    pub use crate::sgemv::dispatch::stripe_depths;
+    pub use crate::sgemv::half_gemv::half_gemv_entry_point;
+    pub use crate::sgemv::plan::{Occupancy, SgemvExtra, SgemvPlan};
+    pub use crate::sgemv::shape::RawSlice;
+    pub use crate::sgemv::work::SgemvWork;
     pub use crate::typed::typed_entry_point;
     pub use kernels::arg::{ARG_OPS, ARG_TYPES};
     pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
     pub use kernels::axis_arg::AXIS_ARG_OPS;
     pub use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
     pub use kernels::sgemv::SGEMV_KERNELS;
+    pub use kernels::sgemv::{Loads, SgemvEntry, SgemvLaunch};
     pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 }
 #[cfg(feature = "internals")]

@@ -1,6 +1,7 @@
-//! The raw entry points: every entry point of [`GpuStream`](crate::GpuStream) that takes device
-//! buffers has an `unsafe` form named `…_raw` that takes each buffer as a device address
-//! (`u64`, a `CUdeviceptr`) and a length in elements, for memory the caller holds outside cust
+//! The raw entry points: every entry point of [`GpuStream`](crate::GpuStream) and
+//! [`MultiGpu`](crate::MultiGpu) that takes device buffers has an `unsafe` form named `…_raw`
+//! that takes each buffer as a device address (`u64`, a `CUdeviceptr`) and a length in elements
+//! (for `MultiGpu`, a [`RawBuffer`](crate::RawBuffer) per rank, on that rank's device), for memory the caller holds outside cust
 //! (cudarc slices, a framework's tensors, `cudaMalloc`). The safe entry points are these with
 //! the addresses and lengths of `DeviceSlice`s; both run the same checks and kernels.
 //!

@@ -94,6 +94,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
     pub unsafe fn arg_along_raw<T: TypedElement, I: AxisIndex>(
         &self,
         op: ArgOp,
@@ -155,6 +156,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
     pub unsafe fn segmented_arg_raw<T: TypedElement, I: AxisIndex>(
         &self,
         op: ArgOp,

@@ -322,6 +322,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
     pub unsafe fn sum_along_raw<T: TypedElement>(
         &self,
         axis: Axis,
@@ -370,6 +371,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
     pub unsafe fn reduce_along_raw<T: TypedElement>(
         &self,
         op: TypedOp,
@@ -465,6 +467,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
     pub unsafe fn segmented_reduce_raw<T: TypedElement>(
         &self,
         op: TypedOp,

@@ -19,14 +19,17 @@
 //!
 //! Files: `wait` (the bounded poll over the ranks), `join` (a rank's join scratch), `ranks` (the
 //! set of devices and communicators: open, collective lock, waits, abort and drop), `reduce`
-//! (the sharded reductions and their join), `rows` (row-sharded sgemv, broadcast and gather).
+//! (the sharded reductions and their join), `rows` (row-sharded sgemv, broadcast and gather),
+//! `raw` (their raw forms, on device addresses and lengths), `buffers` (what they take).
+mod buffers;
 mod join;
 mod ranks;
+mod raw;
 mod reduce;
 mod rows;
 mod wait;
 
+pub use buffers::{RawBuffer, RawRowShard, RowShard};
 pub use ranks::{shard_ranges, upload, MultiGpu};
 pub use reduce::JoinSum;
-pub use rows::RowShard;
 pub use wait::DEFAULT_WAIT_LIMIT;

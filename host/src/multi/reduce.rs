@@ -1,5 +1,6 @@
 //! The sharded reductions: each rank reduces its shard into its join scratch, then the ranks
 //! join the partials (see the module doc).
+use super::buffers::parts;
 use super::join::{address, elements, Join, Word};
 use super::ranks::MultiGpu;
 use crate::error::{Check, Error, Result};
@@ -51,32 +52,38 @@ impl MultiGpu {
     where
         T::Sum: JoinSum,
     {
-        self.join_sum(shards, |stream, shard, out| stream.sum_into(shard, out))
+        // SAFETY: each slice names its length of elements on its rank's device, which the
+        // borrow keeps allocated while the call runs (it waits for its result).
+        unsafe { self.sum_raw::<T>(&parts(shards)) }
     }
 
     /// [`MultiGpu::sum`] for the ladder's element types with `Auto`'s kernel on every rank.
     pub fn reduce_sum<T: SumElement + JoinSum>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<T>> {
-        self.join_sum(shards, |stream, shard, out| stream.reduce_sum_into(shard, out, ReduceStrategy::Auto).map(|_| ()))
+        // SAFETY: as for `sum`.
+        unsafe { self.reduce_sum_raw::<T>(&parts(shards)) }
     }
 
     /// Minimum over all shards; `Error::Empty` when every shard is empty.
     pub fn min<T: TypedElement>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<T>> {
-        Ok(self.join_extreme(TypedOp::Min, shards)?.into_iter().map(|(v, _)| v).collect())
+        // SAFETY: as for `sum`.
+        unsafe { self.min_raw::<T>(&parts(shards)) }
     }
 
     /// Maximum over all shards; `Error::Empty` when every shard is empty.
     pub fn max<T: TypedElement>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<T>> {
-        Ok(self.join_extreme(TypedOp::Max, shards)?.into_iter().map(|(v, _)| v).collect())
+        // SAFETY: as for `sum`.
+        unsafe { self.max_raw::<T>(&parts(shards)) }
     }
 
     /// (min, max) over all shards; `Error::Empty` when every shard is empty.
     pub fn minmax<T: TypedElement>(&self, shards: &[&DeviceSlice<T>]) -> Result<Vec<(T, T)>> {
-        self.join_extreme(TypedOp::MinMax, shards)
+        // SAFETY: as for `sum`.
+        unsafe { self.minmax_raw::<T>(&parts(shards)) }
     }
 
     /// Each rank enqueues its shard's sum into its send region (`partial`), then the ranks
     /// join: an all-reduce in place, or a gather and a fold into the result region.
-    fn join_sum<T: DeviceCopy, S: JoinSum>(
+    pub(super) fn join_sum<T: DeviceCopy, S: JoinSum>(
         &self,
         shards: &[&DeviceSlice<T>],
         partial: impl Fn(&GpuStream, &DeviceSlice<T>, &mut DeviceSlice<S>) -> Result<()>,
@@ -117,7 +124,7 @@ impl MultiGpu {
 
     /// Each rank enqueues its shard's min/max/minmax into its send region (the identities for an
     /// empty shard), the ranks all-gather the minima and the maxima, and each rank folds them.
-    fn join_extreme<T: TypedElement>(&self, op: TypedOp, shards: &[&DeviceSlice<T>]) -> Result<Vec<(T, T)>> {
+    pub(super) fn join_extreme<T: TypedElement>(&self, op: TypedOp, shards: &[&DeviceSlice<T>]) -> Result<Vec<(T, T)>> {
         self.check_ranks(shards.len())?;
         if !self.spans_processes() && shards.iter().all(|s| s.is_empty()) {
             return Err(Error::Empty { op: op.name() });

@@ -1,4 +1,5 @@
 //! Row-sharded sgemv, and the broadcasts that feed x and gather y.
+use super::buffers::{parts_mut, row_parts, RowShard};
 use super::join::{Join, Word};
 use super::ranks::MultiGpu;
 use crate::error::{Check, Error, Result};
@@ -6,22 +7,19 @@ use crate::nccl::DataType;
 use crate::sgemv::{Op, RawSlice, SgemvCall, SgemvOptions};
 use cust::memory::{AsyncCopyDestination, DeviceCopy, DeviceSlice};
 
-/// One GPU's part of a row-sharded sgemv: its `rows` rows of A (row-major, `opts.lda` or n
-/// apart), a full-length `x` (rank 0's holds the input; [`MultiGpu::sgemv_rows`] broadcasts it
-/// into the others) and its rows of `y`.
-pub struct RowShard<'a> {
-    pub rows: usize,
-    pub a: &'a DeviceSlice<f32>,
-    pub x: &'a mut DeviceSlice<f32>,
-    pub y: &'a mut DeviceSlice<f32>,
-}
-
 impl MultiGpu {
     /// Enqueues a row-sharded `y = alpha·A·x + beta·y` (`Op::N`): x is broadcast from rank 0
     /// into every rank's `x`, then each rank computes its rows. Row counts may differ (and be
     /// 0). Every shard is validated before anything is enqueued. Does not wait; see
     /// [`MultiGpu::gather_rows`] to give every rank the whole y.
     pub fn sgemv_rows(&self, n: usize, shards: &mut [RowShard<'_>], opts: SgemvOptions) -> Result<()> {
+        // SAFETY: each slice names its length of elements on its rank's device, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe { self.sgemv_rows_raw(n, &row_parts(shards), opts) }
+    }
+
+    /// The body of [`MultiGpu::sgemv_rows`] and its raw form.
+    pub(super) fn sgemv_rows_of(&self, n: usize, shards: &mut [RowShard<'_>], opts: SgemvOptions) -> Result<()> {
         self.check_ranks(shards.len())?;
         if opts.op != Op::N {
             return Err(Error::Unsupported { what: "row-sharded sgemv of Op::T (shard the columns instead)".into() });
@@ -34,7 +32,7 @@ impl MultiGpu {
         let xs: Vec<u64> = shards.iter().map(|s| s.x.as_device_ptr().as_raw()).collect();
         self.collective(|_| {
             // SAFETY: every rank's x holds n floats on its device (validated above).
-            unsafe { self.broadcast_raw(0, &xs, 4 * n)? };
+            unsafe { self.broadcast_bytes(0, &xs, 4 * n)? };
             // In rank order: launching the waiting ranks first was slower (docs/tuning-log.md).
             for (gpu, s) in self.gpus.iter().zip(shards.iter_mut()) {
                 gpu.default_stream().sgemv(s.rows, n, s.a, s.x, s.y, opts)?;
@@ -46,6 +44,12 @@ impl MultiGpu {
     /// Enqueues copying rank `root`'s `bufs[root]` into every other rank's buffer (one NCCL
     /// broadcast; all of `bufs`, one per rank, must have the same length).
     pub fn broadcast<T: DeviceCopy>(&self, root: usize, bufs: &mut [&mut DeviceSlice<T>]) -> Result<()> {
+        // SAFETY: as for `sgemv_rows`.
+        unsafe { self.broadcast_raw::<T>(root, &parts_mut(bufs)) }
+    }
+
+    /// The body of [`MultiGpu::broadcast`] and its raw form.
+    pub(super) fn broadcast_of<T: DeviceCopy>(&self, root: usize, bufs: &mut [&mut DeviceSlice<T>]) -> Result<()> {
         self.check_ranks(bufs.len())?;
         if root >= self.total_ranks() {
             return Err(Error::Unsupported { what: format!("root rank {} of {}", root, self.total_ranks()) });
@@ -56,14 +60,14 @@ impl MultiGpu {
         }
         let ptrs: Vec<u64> = bufs.iter().map(|b| b.as_device_ptr().as_raw()).collect();
         // SAFETY: every buffer holds `len` elements on its rank's device (checked above).
-        self.collective(|_| unsafe { self.broadcast_raw(root, &ptrs, len * std::mem::size_of::<T>()) })
+        self.collective(|_| unsafe { self.broadcast_bytes(root, &ptrs, len * std::mem::size_of::<T>()) })
     }
 
     /// One NCCL broadcast of `bytes` from `ptrs[root]` into every rank's `ptrs[r]`, in place.
     ///
     /// # Safety
     /// `ptrs[r]` holds `bytes` bytes on rank r's device; the caller runs inside `collective`.
-    unsafe fn broadcast_raw(&self, root: usize, ptrs: &[u64], bytes: usize) -> Result<()> {
+    unsafe fn broadcast_bytes(&self, root: usize, ptrs: &[u64], bytes: usize) -> Result<()> {
         self.group(|r| {
             let p = ptrs[r];
             // SAFETY: `p` holds `bytes` bytes on rank r's device (this function's contract).
@@ -77,6 +81,12 @@ impl MultiGpu {
     /// then the wrong length returns `Error::LengthMismatch`, and its peers' next wait
     /// `Error::RankFailed` once the wait limit passes.
     pub fn gather_rows(&self, shards: &[RowShard<'_>], full: &mut [&mut DeviceSlice<f32>]) -> Result<()> {
+        // SAFETY: as for `sgemv_rows`.
+        unsafe { self.gather_rows_raw(&row_parts(shards), &parts_mut(full)) }
+    }
+
+    /// The body of [`MultiGpu::gather_rows`] and its raw form.
+    pub(super) fn gather_rows_of(&self, shards: &[RowShard<'_>], full: &mut [&mut DeviceSlice<f32>]) -> Result<()> {
         self.check_ranks(shards.len())?;
         self.check_ranks(full.len())?;
         if let Some(s) = shards.iter().find(|s| s.y.len() != s.rows) {

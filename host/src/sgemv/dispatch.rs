@@ -38,7 +38,7 @@ fn vec4_rows_for(n: usize) -> Option<SgemvKernel> {
 
 impl SgemvShape {
     /// The dispatch table of `Auto`, first match, before the device has its say (the depth of
-    /// `TStripes`, see [`stripes_depth`]). `Op::T`: n ≥ `SGEMV_T_STREAM_N` streams (`TStreamVec4`
+    /// `TStripes`, see `stripes_depth`). `Op::T`: n ≥ `SGEMV_T_STREAM_N` streams (`TStreamVec4`
     /// when A's rows are float4 aligned: A 16-byte aligned, lda and n multiples of 4; else
     /// `TStreamScalar`), n ≥ `SGEMV_T_STRIPES_MIN_N` takes `TStripes` (deepest), narrower n
     /// `TVec4` or `TScalar` by the same test. `Op::N`, by n:

@@ -68,6 +68,7 @@ fn half_gemv_pick<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
 
 /// The entry point `GpuStream::gemv` runs for element types A, X and Y on a checked `shape`
 /// (alpha ≠ 0, a nonempty sum) in `layout`, as the benchmark names it.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn half_gemv_entry_point<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
     shape: &SgemvShape,
     layout: &SgemvLayout,
@@ -125,6 +126,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
     pub unsafe fn gemv_raw<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
         &self,
         m: usize,

@@ -1,24 +1,24 @@
 //! sgemv: `y = alpha · op(A) x + beta · y`, A row-major m×n with leading dimension `lda`,
 //! op(A) = A ([`Op::N`]) or Aᵀ ([`Op::T`]).
 //!
-//! - [`shape`]: what a call passes, checked ([`SgemvCall`] → [`SgemvShape`]);
-//! - [`layout`]: incx/incy and strided batches ([`SgemvLayout`]), which the batched kernels take;
-//! - [`half_gemv`]: the same call with A in f16 or bf16 (`GpuStream::gemv`);
-//! - [`half_plan`]: which half-precision kernel takes a call, and its launch (pure);
-//! - [`dispatch`]: which kernel takes a shape (`Auto`'s table) and whether a named one can;
-//! - [`work`]: what a call enqueues (BLAS's quick return, alpha = 0 and empty sums);
-//! - [`plan`]: grid, block and typed extra arguments of one kernel for one shape.
+//! Files: `shape` (what a call passes, checked: [`SgemvCall`] → [`SgemvShape`]), `layout`
+//! (incx/incy and strided batches, [`SgemvLayout`]), `half_gemv` (the same call with A in f16
+//! or bf16, `GpuStream::gemv`), `half_plan` (which half-precision kernel takes a call, and its
+//! launch), `dispatch` (`Auto`'s table and whether a named kernel can take a shape), `work`
+//! (BLAS's quick return, alpha = 0 and empty sums), `plan` (grid, block and typed extra
+//! arguments of one kernel for one shape). The planning types are public only with the
+//! `internals` feature.
 //!
 //! The kernels themselves, and what each is (op, launch kind, loads), are the table
 //! `kernels::sgemv::SGEMV_KERNELS`.
-pub mod dispatch;
-pub mod half_gemv;
-pub mod half_plan;
-pub mod layout;
-pub mod options;
-pub mod plan;
-pub mod shape;
-pub mod work;
+pub(crate) mod dispatch;
+pub(crate) mod half_gemv;
+pub(crate) mod half_plan;
+mod layout;
+mod options;
+pub(crate) mod plan;
+pub(crate) mod shape;
+pub(crate) mod work;
 
 use crate::entries::sgemv_entry;
 use crate::error::Result;
@@ -26,19 +26,20 @@ use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil};
 use crate::raw::view;
 use cust::memory::DeviceSlice;
-pub use half_gemv::{half_gemv_entry_point, GemvVector, HalfWeight};
+pub use half_gemv::{GemvVector, HalfWeight};
 use kernels::config::SGEMV_T_BLOCK;
-pub use kernels::sgemv::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch, SGEMV_KERNELS};
+pub use kernels::sgemv::{Op, SgemvKernel};
 pub use layout::{SgemvBatch, SgemvLayout};
 pub use options::SgemvOptions;
-pub use plan::{Occupancy, SgemvExtra, SgemvPlan};
-pub use shape::{RawSlice, SgemvCall, SgemvShape};
-pub use work::SgemvWork;
+pub(crate) use plan::{Occupancy, SgemvPlan};
+pub(crate) use shape::RawSlice;
+pub use shape::{SgemvCall, SgemvShape};
+pub(crate) use work::SgemvWork;
 
 impl GpuStream {
     /// The kernel `Auto` runs for `shape` on this device: [`SgemvShape::auto_kernel`], with the
     /// depth of `TStripes` from the blocks of each depth the device keeps resident
-    /// ([`dispatch::stripes_depth`]). Tiles past every depth's one wave take `TVec4` where rows
+    /// (`stripes_depth`). Tiles past every depth's one wave take `TVec4` where rows
     /// are float4 aligned (it was faster there), else depth 16.
     pub fn sgemv_auto(&self, shape: &SgemvShape) -> Result<SgemvKernel> {
         let kernel = shape.auto_kernel();
@@ -58,13 +59,19 @@ impl GpuStream {
     }
 
     /// The launch of `kernel` (built, not `Auto`) for `shape` on this device, planned with the
-    /// threads the device really keeps resident.
+    /// threads the device really keeps resident (`internals` feature).
+    #[cfg(feature = "internals")]
     pub fn sgemv_plan(&self, kernel: SgemvKernel, shape: &SgemvShape) -> Result<SgemvPlan> {
         self.sgemv_plan_in(kernel, shape, &SgemvLayout::SINGLE)
     }
 
-    /// [`GpuStream::sgemv_plan`] for the problems of `layout` ([`SgemvPlan::in_layout`]).
-    pub fn sgemv_plan_in(&self, kernel: SgemvKernel, shape: &SgemvShape, layout: &SgemvLayout) -> Result<SgemvPlan> {
+    /// `sgemv_plan` for the problems of `layout` (`SgemvPlan::in_layout`).
+    pub(crate) fn sgemv_plan_in(
+        &self,
+        kernel: SgemvKernel,
+        shape: &SgemvShape,
+        layout: &SgemvLayout,
+    ) -> Result<SgemvPlan> {
         let index = kernel.index().ok_or_else(|| dispatch::not_built(kernel))?;
         let threads_per_sm = self.resident_threads(sgemv_entry(index), kernel.block())?;
         SgemvPlan::in_layout(kernel, shape, layout, Occupancy { sm_count: self.sm_count(), threads_per_sm })
@@ -111,6 +118,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
     pub unsafe fn sgemv_raw(
         &self,
         m: usize,
@@ -170,6 +178,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
     pub unsafe fn sgemv_batched_raw(
         &self,
         m: usize,
@@ -242,6 +251,7 @@ impl GpuStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kernels::sgemv::SGEMV_KERNELS;
 
     #[test]
     fn the_kernel_table_names_each_kernel_once() {

@@ -90,6 +90,7 @@ fn fits(what: &'static str, grid: usize) -> Result<u32> {
 
 impl SgemvPlan {
     /// The entry point it launches.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn name(&self) -> &'static str {
         self.kernel.entry_point()
     }
@@ -98,6 +99,7 @@ impl SgemvPlan {
     /// Row tiles: enough blocks for every warp to get a tile, at most the resident ones (warps
     /// then stride). Block per row: a block per row up to the resident ones. The split kinds
     /// split until the grid holds their waves of resident blocks (see each planner).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn new(kernel: SgemvKernel, shape: &SgemvShape, occupancy: Occupancy) -> Result<SgemvPlan> {
         SgemvPlan::in_layout(kernel, shape, &SgemvLayout::SINGLE, occupancy)
     }

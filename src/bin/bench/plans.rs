@@ -11,7 +11,7 @@ use crate::sgemv_shapes::{self, Case};
 use crate::timing::{gbps, median_ms};
 use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_WIDE_TILE, VECTOR_UNROLL, WARP_SIZE};
 use cudakernels::cust::module::Module;
-use cudakernels::sgemv::dispatch::stripe_depths;
+use cudakernels::stripe_depths;
 use cudakernels::{Error, Gpu, GpuStream, LoadedImage, Occupancy, Op, Result, SgemvKernel, SgemvPlan, SgemvShape};
 
 const TABLE: Table = Table::markdown(
