@@ -40,7 +40,7 @@ build() {
     # Unit tests, the docs' examples (compiled) and tests/cudarc_gpu.rs, whose tests print a
     # SKIPPED line each without a GPU (the run below is what REQUIRE_GPU=1 fails).
     local out skipped
-    out=$(REQUIRE_GPU= with_libcuda cargo +stable test --quiet --release --manifest-path "$adapter" -- --nocapture 2>&1) \
+    out=$(REQUIRE_GPU='' with_libcuda cargo +stable test --quiet --release --manifest-path "$adapter" -- --nocapture 2>&1) \
         || { echo "$out"; fail "adapter tests: run \`cargo +stable test --release --manifest-path $adapter\`"; }
     skipped=$(grep -o 'SKIPPED' <<<"$out" | wc -l)
     if [ "$skipped" -gt 0 ]; then echo "SKIPPED $skipped adapter GPU tests: no CUDA device"
