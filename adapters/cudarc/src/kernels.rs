@@ -33,8 +33,8 @@ impl Kernels {
         Kernels::with_gpu(ctx, cudakernels::open_with(ordinal, ImageChoice::Auto)?)
     }
 
-    /// The library already opened on `ctx`'s device ([`cudakernels::open`] before cudarc is
-    /// touched gives `Error::NoDevice` where cudarc's loader would panic without a driver).
+    /// The library already opened on `ctx`'s device: [`cudakernels::open`] before cudarc is
+    /// touched gives `Error::NoDevice` without a GPU, before cudarc loads libcuda.
     /// `ctx` must be that device's primary context (`CudaContext::new`).
     pub fn with_gpu(ctx: &Arc<CudaContext>, gpu: impl Into<Arc<Gpu>>) -> Result<Kernels> {
         let gpu = gpu.into();

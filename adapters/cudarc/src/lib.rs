@@ -6,7 +6,8 @@
 //! use cudarc::driver::CudaContext;
 //!
 //! # fn main() -> Result<(), cudakernels_cudarc::Error> {
-//! // The library first: `Error::NoDevice` without a GPU or driver, where cudarc's loader panics.
+//! // The library first: `Error::NoDevice` without a GPU, before cudarc loads libcuda (its loader
+//! // panics where it cannot).
 //! let gpu = cudakernels::open()?;
 //! let ctx = CudaContext::new(0)?; // device 0's primary context, where the library's kernels live
 //! let kernels = Kernels::with_gpu(&ctx, gpu)?;
@@ -34,7 +35,8 @@
 //!   stream is not destroyed while its scratch may be in use. [`Kernels::release`] drops one,
 //!   and so does the first call on a new stream for entries only the cache still holds;
 //!   dropping one (or the `Kernels`) waits for its stream.
-//! - Entry points make the context current for the call and give the caller's back.
+//! - No context setup is needed on any thread: the library makes the context current for its
+//!   part of a call, and cudarc binds it (and leaves it bound) for its waits and records.
 //!
 //! # Ordering: cudarc's read and write events
 //!

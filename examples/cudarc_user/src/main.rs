@@ -97,7 +97,8 @@ fn double(stream: &Arc<CudaStream>, kernel: &CudaFunction, x: &mut CudaSlice<f32
 }
 
 fn run() -> Result<bool, Error> {
-    // The library first: `Error::NoDevice` without a GPU or driver, where cudarc's loader panics.
+    // The library first: `Error::NoDevice` without a GPU, before cudarc loads libcuda (its loader
+    // panics where it cannot).
     let gpu = cudakernels::open()?;
     println!("{} (compute capability {:?}), kernels: {:?}", gpu.name(), gpu.compute_capability(), gpu.image());
     let ctx = CudaContext::new(0)?;
