@@ -5,7 +5,7 @@ mod common;
 use common::Rng;
 use cudakernels::cust::module::Module;
 use cudakernels::cust::sys;
-use cudakernels::{bf16, Error, Gpu, GpuStream, SgemvBatch, SgemvOptions};
+use cudakernels::{bf16, Error, Gpu, GpuStream, SgemvBatch, SgemvOptions, TypedOp};
 use std::ffi::c_void;
 
 /// `slow_fill(out, n, seed, spins)`: thread i sleeps `spins` µs, then writes
@@ -278,6 +278,15 @@ fn raw_entry_points_refuse_what_they_can_check() {
         Err(Error::LengthMismatch { what: "A", .. })
     ));
     assert_eq!(unsafe { s.min_raw::<f32>(ptr, 0) }, Err(Error::Empty { op: "min" }));
+    // An output inside the input it is computed from.
+    let overlap = |what, with| Err(Error::Overlap { what, with });
+    assert_eq!(unsafe { s.sum_into_raw::<f32>(ptr, 64, ptr + 4 * 63, 1) }, overlap("out", "input"));
+    assert_eq!(unsafe { s.reduce_into_raw::<f32>(TypedOp::MinMax, ptr, 64, ptr + 4 * 62, 2) }, overlap("out", "input"));
+    assert_eq!(unsafe { s.argmax_into_raw::<f32>(ptr + 128, 32, ptr + 128, 1, ptr, 1) }, overlap("values", "input"));
+    assert_eq!(unsafe { s.argmax_into_raw::<f32>(ptr, 16, ptr + 64, 1, ptr + 56, 1) }, overlap("indices", "input"));
+    // Beside the input is fine.
+    assert_eq!(unsafe { s.sum_into_raw::<f32>(ptr, 63, ptr + 4 * 63, 1) }, Ok(()));
+    s.synchronize().expect("synchronize");
 }
 
 #[test]

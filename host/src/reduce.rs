@@ -1,10 +1,11 @@
 //! Sums over f32 and i32 with every step of the ladder selectable ([`crate::ladder`]).
 use crate::entries::finish_entry;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::gpu::{Enqueue, GpuStream, KernelArgs, ResultSlot};
 use crate::ladder::{ladder_grid, ladder_index, Finish, ReduceStrategy, SumElement};
 use crate::launch::check_grid;
 use crate::raw::view;
+use crate::typed::need_out;
 use cust::memory::DeviceSlice;
 use kernels::config::{finish, FINISH_BLOCK};
 
@@ -87,9 +88,7 @@ impl GpuStream {
         let input = &unsafe { view::<T>(input, input_len) };
         let out = &mut unsafe { view::<T>(out, out_len) };
         strategy.validate()?;
-        if out.is_empty() {
-            return Err(Error::LengthMismatch { what: "out", expected: 1, actual: 0 });
-        }
+        need_out(out, 1, input)?;
         self.check_lent("out", out)?;
         let mut q = self.lock()?;
         let slot = ResultSlot::device(out.as_device_ptr().as_raw());

@@ -9,7 +9,7 @@
 //! - Every call is one deterministic launch (16-byte vector loads, last-block finish).
 use crate::entries::{f64acc_entry, typed_entry};
 use crate::error::{Error, Result};
-use crate::gpu::{Enqueue, GpuStream, KernelArgs, ResultSlot};
+use crate::gpu::{byte_span, check_overlap, Enqueue, GpuStream, KernelArgs, ResultSlot};
 use crate::launch::{fast_launch, vectorized_grid};
 use crate::raw::view;
 use cust::memory::{DeviceCopy, DeviceSlice};
@@ -136,11 +136,16 @@ fn device_slot<A: DeviceCopy>(out: &mut DeviceSlice<A>) -> ResultSlot {
     ResultSlot::device(out.as_device_ptr().as_raw())
 }
 
-fn need_out<A: DeviceCopy>(out: &DeviceSlice<A>, len: usize) -> Result<()> {
+/// `LengthMismatch` unless `out` holds `len` results, `Overlap` if they share a byte with `input`.
+pub(crate) fn need_out<A: DeviceCopy, T: DeviceCopy>(
+    out: &DeviceSlice<A>,
+    len: usize,
+    input: &DeviceSlice<T>,
+) -> Result<()> {
     if out.len() < len {
         return Err(Error::LengthMismatch { what: "out", expected: len, actual: out.len() });
     }
-    Ok(())
+    check_overlap("out", byte_span(&out.index(..len)), byte_span(input), "input")
 }
 
 impl GpuStream {
@@ -185,7 +190,7 @@ impl GpuStream {
         match op {
             TypedOp::Sum => Err(Error::Unsupported { what: "sum into an element-typed buffer: use sum_into".into() }),
             TypedOp::Min | TypedOp::Max | TypedOp::MinMax => {
-                need_out(out, if op == TypedOp::MinMax { 2 } else { 1 })?;
+                need_out(out, if op == TypedOp::MinMax { 2 } else { 1 }, input)?;
                 self.check_lent("out", out)?;
                 // SAFETY: `out` is a device slice of the one or two `T` the op writes (checked
                 // above), lent for the enqueue; its free would wait for the kernel.
@@ -218,7 +223,7 @@ impl GpuStream {
         // SAFETY (each view): the raw contract, the caller's promise.
         let input = &unsafe { view::<T>(input, input_len) };
         let out = &mut unsafe { view::<T::Sum>(out, out_len) };
-        need_out(out, 1)?;
+        need_out(out, 1, input)?;
         self.check_lent("out", out)?;
         // SAFETY: `out` is a device slice of at least one `T::Sum` (checked above), lent for the
         // enqueue; its free would wait for the kernel.
@@ -248,7 +253,7 @@ impl GpuStream {
         // SAFETY (each view): the raw contract, the caller's promise.
         let input = &unsafe { view::<f32>(input, input_len) };
         let out = &mut unsafe { view::<f64>(out, out_len) };
-        need_out(out, 1)?;
+        need_out(out, 1, input)?;
         self.check_lent("out", out)?;
         // SAFETY: `out` is a device slice of at least one f64 (checked above), lent for the
         // enqueue; its free would wait for the kernel.

@@ -21,7 +21,7 @@ pub use plan::{
 
 use crate::entries::{axis_arg_entry, axis_entry};
 use crate::error::{Error, Result};
-use crate::gpu::{Enqueue, GpuStream, KernelArgs};
+use crate::gpu::{check_overlap, Enqueue, GpuStream, KernelArgs};
 use crate::raw::view;
 use crate::typed::{TypedElement, TypedOp};
 use cust::memory::{DeviceCopy, DeviceSlice};
@@ -31,14 +31,6 @@ use kernels::config::AXIS_BLOCK;
 const ROWS: usize = 0;
 const COLS: usize = 1;
 const FOLD: usize = 2;
-
-/// `Overlap` when output `what`'s bytes meet `with`'s (both non-empty).
-pub fn check_overlap(what: &'static str, out: (u64, u64), with: (u64, u64), with_name: &'static str) -> Result<()> {
-    if out.0 < out.1 && with.0 < with.1 && out.0 < with.1 && with.0 < out.1 {
-        return Err(Error::Overlap { what, with: with_name });
-    }
-    Ok(())
-}
 
 /// One output buffer of a call: its name, device address, length, element bytes, and the
 /// elements each result takes.

@@ -1,5 +1,6 @@
 //! The axis reductions' pure logic: checks, `Auto`'s table, the launches it plans.
 use super::*;
+use crate::gpu::check_overlap;
 use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES};
 
 const H100_SMS: u32 = 132;

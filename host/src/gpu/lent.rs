@@ -37,6 +37,25 @@ impl Lent {
     }
 }
 
+/// `Overlap` when output `what`'s bytes `[out.0, out.1)` meet `with`'s (both non-empty).
+pub(crate) fn check_overlap(
+    what: &'static str,
+    out: (u64, u64),
+    with: (u64, u64),
+    with_name: &'static str,
+) -> Result<()> {
+    if out.0 < out.1 && with.0 < with.1 && out.0 < with.1 && with.0 < out.1 {
+        return Err(Error::Overlap { what, with: with_name });
+    }
+    Ok(())
+}
+
+/// The bytes `[start, end)` a slice covers.
+pub(crate) fn byte_span<T: DeviceCopy>(s: &DeviceSlice<T>) -> (u64, u64) {
+    let start = s.as_device_ptr().as_raw();
+    (start, start.saturating_add((s.len() * std::mem::size_of::<T>()) as u64))
+}
+
 /// What the driver knows of an address (`cuPointerGetAttributes`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Residence {

@@ -51,5 +51,6 @@ mod transfer;
 
 pub use handle::Gpu;
 pub(crate) use launch::KernelArgs;
+pub(crate) use lent::{byte_span, check_overlap};
 pub use stream::GpuStream;
 pub(crate) use stream::{Enqueue, ResultSlot};
