@@ -49,7 +49,7 @@ impl Lcg {
 
 /// Prints one check's line; `true` where it passed.
 fn check(what: &str, got: impl std::fmt::Display, want: impl std::fmt::Display, ok: bool) -> bool {
-    println!("{:<34} gpu {:>22}  cpu {:>22}  {}", what, got, want, if ok { "ok" } else { "WRONG" });
+    println!("{:<36} gpu {:>22}  cpu {:>22}  {}", what, got, want, if ok { "ok" } else { "WRONG" });
     ok
 }
 
@@ -131,13 +131,24 @@ fn run() -> Result<bool, Error> {
     let got = stream.clone_dtoh(&d_sum)?[0];
     ok &= check("sum_into f32", got, want, (got as f64 - want).abs() <= tol);
 
-    // Written on another stream of the application: cudarc's write event orders the sum after.
+    // Written on another stream of the application (64 MiB, four kernels still running when the
+    // library's call is enqueued): cudarc's write event orders the sum after them. Values
+    // {-1, 0, 1}/16, doubled four times.
+    let far: Vec<f32> = (0..1 << 24).map(|_| (rng.next_u32() % 3) as f32 / 16.0 - 1.0 / 16.0).collect();
+    let (want, tol) = exact_sum(far.iter().map(|&v| 16.0 * v as f64), 1.0, 1.0);
     let other = ctx.new_stream()?;
-    let mut d_far = other.clone_htod(&x)?;
-    double(&other, &kernel, &mut d_far)?;
+    let mut d_far = other.clone_htod(&far)?;
+    for _ in 0..4 {
+        double(&other, &kernel, &mut d_far)?;
+    }
     let got = kernels.sum(&stream, &d_far)?;
-    drop(d_far); // freed on `other` after the sum's read event
     ok &= check("sum f32 written on another stream", got, want, (got as f64 - want).abs() <= tol);
+    // Into a word the other stream reads back at once: its read waits for the library's write.
+    let mut d_far_sum = other.clone_htod(&[f32::NAN])?;
+    kernels.sum_into(&stream, &d_far, &mut d_far_sum)?;
+    drop(d_far); // freed on `other` after the sum's read event
+    let got = other.clone_dtoh(&d_far_sum)?[0];
+    ok &= check("sum_into f32 read on another stream", got, want, (got as f64 - want).abs() <= tol);
 
     // bf16 sum, accumulated in f32.
     let h: Vec<bf16> = (0..n).map(|_| bf16::from_f32(rng.sixteenths())).collect();
