@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build a self-contained GPU test/bench bundle (no Rust toolchain needed to run it).
 # Usage (from the repo root, after scripts/setup.sh):  bash scripts/bundle.sh [OUTDIR]   (default: bundle)
-# Result: OUTDIR/{tests/*, bin/{cudakernels,bench,open_time,consumer}, torch_peers.py, native_peers.cu,
+# Result: OUTDIR/{tests/*, bin/{cudakernels,bench,open_time,consumer,cudarc_user}, torch_peers.py, native_peers.cu,
 # data/sgemv_shapes.csv (the peers read it at run time), run.sh}, and the same as OUTDIR.tar.xz to
 # carry (unpack with `mkdir b && tar -C b -xJf OUTDIR.tar.xz`).
 # On the GPU machine:  cd OUTDIR && REQUIRE_GPU=1 ./run.sh [tests|sanitizer|main|bench|all]
@@ -62,6 +62,15 @@ cp "$TARGET_DIR/release/cudakernels" "$TARGET_DIR/release/bench" "$TARGET_DIR/re
 echo "== the stable consumer (examples/consumer), on the committed images"
 bash scripts/consumer.sh build
 cp "$TARGET_DIR/consumer/release/consumer" "$OUTDIR/bin/"
+
+echo "== the cudarc adapter (adapters/cudarc) and its example (examples/cudarc_user), stable"
+bash scripts/cudarc_check.sh build
+cp "$TARGET_DIR/cudarc/release/cudarc_user" "$OUTDIR/bin/"
+# The adapter's tests (tests/cudarc_gpu runs on the GPU), as the check above built them.
+root=$PWD
+(cd /tmp && CARGO_TARGET_DIR="$root/target/cudarc" CUDA_LIBRARY_PATH="${CUDA_LIBRARY_PATH:-$root/.deps/libcuda}" \
+    cargo +stable test --release --no-run --message-format=json --manifest-path "$root/adapters/cudarc/Cargo.toml") \
+    | python3 -c "$PICK_TESTS" "$OUTDIR/tests"
 
 cp scripts/torch_peers.py scripts/native_peers.cu scripts/charts.py "$OUTDIR/"
 cp data/sgemv_shapes.csv data/axis_shapes.csv data/gemv_shapes.csv "$OUTDIR/data/"

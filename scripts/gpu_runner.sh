@@ -7,7 +7,8 @@
 #              ladder step at one block size, every typed kernel, every sgemv kernel)
 #   sanitizers all four tools
 #   main       bin/cudakernels
-#   consumer   bin/consumer: the stable-toolchain application on the prebuilt kernels
+#   consumer   bin/consumer: the stable-toolchain application on the prebuilt kernels; bin/cudarc_user:
+#              a cudarc application on the adapter (adapters/cudarc)
 #   open       bin/open_time in new processes: PTX (JIT) against the cubin, JIT cache off, then warm
 #   bench      bin/bench, then python3 torch_peers.py, then the native peers
 #   native     nvcc native_peers.cu (-lcublas), then ./native_peers (CUB, cuBLAS; one line and a
@@ -94,6 +95,10 @@ stage_sanitizer() {
     hdr "sanitizer: bin/cudakernels"
     if "$cs" --tool memcheck --error-exitcode 99 ./bin/cudakernels; then note "sanitizer bin/cudakernels" PASS
     else note "sanitizer bin/cudakernels" "FAIL (exit $?)"; fi
+    # The cudarc adapter: cudarc's stream-ordered frees after the library's kernels.
+    hdr "sanitizer: bin/cudarc_user"
+    if "$cs" --tool memcheck --error-exitcode 99 ./bin/cudarc_user; then note "sanitizer bin/cudarc_user" PASS
+    else note "sanitizer bin/cudarc_user" "FAIL (exit $?)"; fi
     # Tests chosen to cover every kernel family at moderate sizes (memcheck is slow).
     for t in "gpu_sgemv alpha_beta_lda_and_offset_views" "gpu_sgemv empty_shapes_and_bad_input" \
              "gpu_typed typed_u8" "gpu_typed typed_f64" "gpu_typed signed_zeros_order_and_all_nan" \
@@ -108,7 +113,8 @@ stage_sanitizer() {
              "gpu_sgemv_batched edge_shapes_and_alpha_zero" "gpu_sgemv_batched strided_batches_of_1_2_and_1000" \
              "gpu_gemv_half edge_shapes_and_alpha_zero" "gpu_gemv_half vector_kernels_on_attention_decode" \
              "gpu_caller_stream library_calls_on_the_callers_stream_follow_its_kernels_and_precede_its_copies" \
-             "gpu_caller_stream raw_entry_points_take_stream_ordered_memory_on_the_callers_stream"; do
+             "gpu_caller_stream raw_entry_points_take_stream_ordered_memory_on_the_callers_stream" \
+             "cudarc_gpu other_streams_are_ordered_by_cudarcs_events"; do
         set -- $t
         [ -x "tests/$1" ] || { echo "(tests/$1 not in bundle, skipped)"; continue; }
         hdr "sanitizer: tests/$1 $2"
@@ -142,6 +148,10 @@ stage_main() {
 stage_consumer() {
     hdr "consumer: bin/consumer (stable toolchain, prebuilt kernels)"
     if ./bin/consumer; then note "consumer" PASS; else note "consumer" "FAIL (exit $?)"; fi
+    hdr "consumer: bin/cudarc_user (a cudarc application, cudakernels-cudarc)"
+    if [ ! -x bin/cudarc_user ]; then note "cudarc_user" "FAIL (bin/cudarc_user not in bundle)"
+    elif ./bin/cudarc_user; then note "cudarc_user" PASS
+    else note "cudarc_user" "FAIL (exit $?)"; fi
 }
 
 stage_open() {
