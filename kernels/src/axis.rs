@@ -9,7 +9,9 @@
 //! - `cols`: each thread walks one column over a range of rows; blocks cover column tiles of
 //!   `tile` columns and `splits` row ranges, each thread every (B / tile)-th row of its range.
 //!   Column c's chunk k (= split·(B / tile) + that phase) → `out[c·chunks + k]`.
-//! - `fold`: a block per item folds its `chunks` partials in chunk order (split rows or columns).
+//! - `fold`: folds each item's `chunks` partials (split rows or columns) in a fixed order: a
+//!   group of [`fold_lanes`] lanes per item, one partial each, for up to a warp of them, else a
+//!   block per item.
 //!
 //! Empty rows, columns and segments get the op's identity: 0, the largest value (+inf) for
 //! min, the lowest (-inf) for max. Float results are deterministic: each item's elements go to
@@ -27,7 +29,8 @@
 //! `rows`: item `block·(B / lanes) + tid / lanes` (plus multiples of the grid's groups) to the
 //! group of lanes `tid / lanes`; its 16-byte vector j to lane j mod lanes ([`fold_range`]).
 //! `cols`: thread `tid` of block `split·tiles + t` owns column `t·tile + tid mod tile` and rows
-//! `r0 + tid / tile + j·(B / tile)` of its split. `fold`: chunk k of an item to thread k mod B.
+//! `r0 + tid / tile + j·(B / tile)` of its split. `fold`: chunk k of an item to lane k of its
+//! group, or to thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
     block,
@@ -48,6 +51,50 @@ use half::{bf16, f16};
 /// [`AXIS_TYPES`].
 pub const AXIS_KERNELS: [&str; 3] = ["rows", "cols", "fold"];
 
+/// Lanes of the `fold` kernels per item of `chunks` partials: a group of the power of two
+/// that holds them, up to a warp (few partials, many items), else the whole block.
+pub const fn fold_lanes(chunks: usize) -> u32 {
+    if chunks <= WARP_LANES {
+        chunks.next_power_of_two() as u32
+    } else {
+        crate::config::AXIS_BLOCK
+    }
+}
+
+/// A warp's lanes, as `fold_lanes` compares them.
+const WARP_LANES: usize = crate::config::WARP_SIZE as usize;
+
+/// Folds each of `items` items' `chunks` partials (`load(item, k)`, k < chunks ≤ a warp) in a
+/// group of `lanes` = [`fold_lanes`]`(chunks)` lanes, one partial per lane, and stores the
+/// result with `store(item, v)`. Any grid: groups stride over the items.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+pub(crate) unsafe fn fold_in_groups<O: ReduceOp, L: Fn(usize, usize) -> O::Acc, S: Fn(usize, O::Acc)>(
+    items: usize,
+    chunks: usize,
+    lanes: u32,
+    load: L,
+    store: S,
+) {
+    let tid = thread_idx_x();
+    let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
+    let per_block = (block_dim_x() / lanes) as usize;
+    // The warp's first group: the loop runs while it has work, so every lane of a warp takes
+    // the same turns and meets the same shuffles.
+    let warp_first = (tid / WARP_SIZE * WARP_SIZE / lanes) as usize;
+    let step = grid_blocks() * per_block;
+    let mut first = block_index() * per_block;
+    while first + warp_first < items {
+        let item = first + group;
+        let v = if item < items && lane < chunks { load(item, lane) } else { O::identity() };
+        let v = warp::group_reduce::<O>(v, lanes);
+        if lane == 0 && item < items {
+            store(item, v);
+        }
+        first += step;
+    }
+}
+
 /// Item `item`'s element range in the input: segment `item`, or chunk `item mod chunks` of row
 /// `item / chunks` (chunks of whole 4-vector batches from the row's start).
 #[cfg(target_os = "cuda")]
@@ -65,6 +112,10 @@ pub(crate) unsafe fn item_range(
         let begin = core::cmp::min(*offsets.add(item) as usize, n);
         let end = core::cmp::min(*offsets.add(item + 1) as usize, n);
         return (begin, core::cmp::max(begin, end));
+    }
+    if chunks == 1 {
+        // Whole rows: no 64-bit divisions, which would bound rows of a few elements.
+        return (item * lda, item * lda + n);
     }
     let (row, chunk) = (item / chunks, item % chunks);
     let batch = 4 * per_vec;
@@ -162,6 +213,11 @@ unsafe fn fold_body<O: ReduceOp>(
     chunk_stride: usize,
     out: *mut O::Acc,
 ) {
+    let lanes = fold_lanes(chunks);
+    if lanes < block_dim_x() {
+        let load = |item: usize, k: usize| *partials.add(item * item_stride + k * chunk_stride);
+        return fold_in_groups::<O, _, _>(items, chunks, lanes, load, |item, v| *out.add(item) = v);
+    }
     let (tid, step) = (thread_idx_x() as usize, block_dim_x() as usize);
     let mut item = block_index();
     while item < items {

@@ -7,7 +7,8 @@
 //!   first 16-byte vector with its furthest extreme and finds the lane at the end
 //!   ([`fold_arg_range`]), then the group picks among its lanes' pairs.
 //! - `cols`: a thread per column over a range of rows, every (B / tile)-th row.
-//! - `fold`: a block per item picks among its chunks' (value, index) partials.
+//! - `fold`: a group of lanes (up to a warp of partials) or a block per item picks among its
+//!   chunks' (value, index) partials.
 //!
 //! Indices count from the start of the row, column or segment (chunks add their offset).
 //! A result is stored as a partial `ValueIndex<T>` when `partials` is not null, else as its value
@@ -24,10 +25,10 @@
 //! # Thread mapping
 //! As [`crate::axis`]: `rows` vector j of an item to lane j mod lanes of its group; `cols`
 //! thread `tid` to column `t·tile + tid mod tile`, rows `r0 + tid / tile + j·(B / tile)`;
-//! `fold` chunk k to thread k mod B.
+//! `fold` chunk k to lane k of its group, or thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
-    axis::item_range,
+    axis::{fold_in_groups, fold_lanes, item_range},
     block,
     config::{ValueIndex, WARP_SIZE},
     ops::arg::{ArgElement, ArgFold, ArgMax, ArgMin},
@@ -163,6 +164,11 @@ unsafe fn arg_fold_body<T: Copy, O: ReduceOp<Acc = ValueIndex<T>>>(
     chunks: usize,
     out: ArgLines<T>,
 ) {
+    let lanes = fold_lanes(chunks);
+    if lanes < block_dim_x() {
+        let load = |item: usize, k: usize| *partials.add(item * chunks + k);
+        return fold_in_groups::<O, _, _>(items, chunks, lanes, load, |item, v| out.store(item, v));
+    }
     let (tid, step) = (thread_idx_x() as usize, block_dim_x() as usize);
     let mut item = block_index();
     while item < items {

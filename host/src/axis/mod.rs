@@ -16,7 +16,8 @@ pub mod arg;
 mod plan;
 
 pub use plan::{
-    auto_strategy, first_grid, fold_plan, lanes_for, resolve, Axis, AxisShape, AxisStrategy, FoldPlan, AXIS_MAX_CHUNKS,
+    auto_strategy, first_grid, fold_grid, fold_plan, lanes_for, resolve, Axis, AxisShape, AxisStrategy, FoldPlan,
+    AXIS_MAX_CHUNKS,
 };
 
 use crate::entries::{axis_arg_entry, axis_entry};
@@ -171,7 +172,7 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             Results::Acc(out) => args.usize(f.item_stride).usize(f.chunk_stride).ptr(out),
             Results::Arg { values, indices, wide } => args.ptr(values).ptr(indices).u32(wide as u32),
         };
-        let grid = f.items.min(q.gpu().max_grid_x() as usize) as u32;
+        let grid = fold_grid(&f, q.gpu().max_grid_x());
         // SAFETY: `axis_fold_{op}_{T}` takes (partials, items, chunks, item_stride, chunk_stride,
         // out) as pushed, `axis_arg_fold_{op}_{T}` (partials, items, chunks, values, indices,
         // wide) with item i's chunk k at i·chunks + k, as the plan lays them out; the first

@@ -104,6 +104,7 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// | case | strategy |
 /// |---|---|
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
+/// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
 /// | columns | `Columns`: tile = n's power of two up to `AXIS_BLOCK`; rows split until `AXIS_COLUMN_BLOCKS_PER_SM` blocks per SM, each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
 /// | rows | `Rows`: a lane per 16-byte vector of a row, up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES` |
 ///
@@ -112,6 +113,10 @@ pub fn auto_strategy(axis: Axis, shape: AxisShape, elem: usize, sm_count: u32) -
     let sm = sm_count.max(1) as usize;
     if axis == Axis::Columns && shape.n == 1 && shape.lda == 1 {
         return auto_strategy(Axis::Rows, AxisShape::new(1, shape.m), elem, sm_count);
+    }
+    if axis == Axis::Columns && shape.m == 1 {
+        // One row: column j is element j alone, the j-th row of a packed n×1 matrix.
+        return auto_strategy(Axis::Rows, AxisShape::new(shape.n, 1), elem, sm_count);
     }
     if axis == Axis::Columns {
         let tile = shape.n.next_power_of_two().clamp(1, AXIS_BLOCK as usize);
@@ -133,7 +138,7 @@ pub fn auto_strategy(axis: Axis, shape: AxisShape, elem: usize, sm_count: u32) -
 
 /// `strategy` for `axis` and `shape`, `Auto` resolved: the shape the kernel sees and a named
 /// strategy. `Unsupported` for parameters out of range, or a kernel of the other axis (but a
-/// contiguous column, lda = n = 1, is a row).
+/// contiguous column, lda = n = 1, is a row, and the columns of one row are rows of one element).
 pub fn resolve(
     axis: Axis,
     shape: AxisShape,
@@ -151,7 +156,8 @@ pub fn resolve(
             match axis {
                 Axis::Rows => Ok((shape, strategy)),
                 Axis::Columns if shape.n == 1 && shape.lda == 1 => Ok((AxisShape::new(1, shape.m), strategy)),
-                Axis::Columns => bad("rows kernels take columns only of a contiguous one-column matrix"),
+                Axis::Columns if shape.m == 1 => Ok((AxisShape::new(shape.n, 1), strategy)),
+                Axis::Columns => bad("rows kernels take columns only of a contiguous one-column or a one-row matrix"),
             }
         }
         AxisStrategy::Columns { tile, splits } => {
@@ -184,6 +190,13 @@ pub fn fold_plan(shape: AxisShape, strategy: AxisStrategy) -> Option<FoldPlan> {
         AxisStrategy::Auto => return None,
     };
     (chunks > 1).then(|| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1 })
+}
+
+/// Blocks of the fold launch: a group of `kernels::axis::fold_lanes(chunks)` lanes per item
+/// (capped at `max_grid`; the kernel strides over the rest).
+pub fn fold_grid(fold: &FoldPlan, max_grid: u32) -> u32 {
+    let per_block = (AXIS_BLOCK / kernels::axis::fold_lanes(fold.chunks)).max(1) as usize;
+    div_ceil(fold.items, per_block).clamp(1, max_grid as usize) as u32
 }
 
 /// Blocks of the first launch: groups of `lanes` over `items` (capped at `max_grid`; the kernel

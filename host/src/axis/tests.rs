@@ -65,7 +65,9 @@ fn auto_serves_the_benchmark_shapes() {
     assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 66 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 64, splits: 1056 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 16, splits: 1024 });
-    assert_eq!(auto(Axis::Columns, 1, 1 << 26).1, AxisStrategy::Columns { tile: 256, splits: 1 });
+    // The columns of one row are rows of one element.
+    assert_eq!(auto(Axis::Columns, 1, 1 << 26), auto(Axis::Rows, 1 << 26, 1));
+    assert_eq!(auto(Axis::Columns, 1, 1 << 26), (AxisShape::new(1 << 26, 1), rows(1, 1)));
 }
 
 #[test]
@@ -123,6 +125,22 @@ fn first_grids_cover_every_item_or_tile() {
     let cols = AxisStrategy::Columns { tile: 256, splits: 3 };
     assert_eq!(first_grid(AxisShape::new(10, 1000), cols, 100), Ok(12));
     assert!(matches!(first_grid(AxisShape::new(10, 1 << 30), cols, 100), Err(Error::TooLarge { .. })));
+}
+
+#[test]
+fn folds_take_a_group_of_lanes_per_item_up_to_a_warp_of_partials() {
+    let fold = |items, chunks| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1 };
+    // 32 × 128,256 columns: two splits, 8 items per block.
+    assert_eq!(kernels::axis::fold_lanes(2), 2);
+    assert_eq!(fold_grid(&fold(128_256, 2), 1 << 31), div(128_256, AXIS_BLOCK / 2));
+    assert_eq!(kernels::axis::fold_lanes(1), 1);
+    assert_eq!(kernels::axis::fold_lanes(3), 4);
+    assert_eq!(fold_grid(&fold(1000, 32), 1 << 31), div(1000, AXIS_BLOCK / 32));
+    // Past a warp of partials: a block per item.
+    assert_eq!(kernels::axis::fold_lanes(33), AXIS_BLOCK);
+    assert_eq!(fold_grid(&fold(16, 8448), 1 << 31), 16);
+    assert_eq!(fold_grid(&fold(1 << 30, 2), 65_535), 65_535, "capped: the kernel strides");
+    assert_eq!(fold_grid(&fold(0, 2), 100), 1);
 }
 
 fn div(a: u32, b: u32) -> u32 {
