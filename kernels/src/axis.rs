@@ -27,7 +27,9 @@
 //!
 //! # Thread mapping
 //! `rows`: item `block·(B / lanes) + tid / lanes` (plus multiples of the grid's groups) to the
-//! group of lanes `tid / lanes`; its 16-byte vector j to lane j mod lanes ([`fold_range`]).
+//! group of lanes `tid / lanes`; its 16-byte vector j to lane j mod lanes ([`fold_range`]). With
+//! one lane and whole rows, row `block·B + tid` (plus multiples of the grid's threads) to the
+//! thread, element by element.
 //! `cols`: thread `tid` of block `split·tiles + t` owns column `t·tile + tid mod tile` and rows
 //! `r0 + tid / tile + j·(B / tile)` of its split. `fold`: chunk k of an item to lane k of its
 //! group, or to thread k mod B.
@@ -95,6 +97,20 @@ pub(crate) unsafe fn fold_in_groups<O: ReduceOp, L: Fn(usize, usize) -> O::Acc, 
     }
 }
 
+/// Calls `each(row)` for every row of `rows` this thread owns: a thread per row, for rows of at
+/// most one 16-byte vector (one lane each: `lanes` = 1, whole rows), which a group's loop and
+/// vector split would bound. Any grid.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+pub(crate) unsafe fn for_thread_rows(rows: usize, mut each: impl FnMut(usize)) {
+    let stride = grid_blocks() * block_dim_x() as usize;
+    let mut row = block_index() * block_dim_x() as usize + thread_idx_x() as usize;
+    while row < rows {
+        each(row);
+        row += stride;
+    }
+}
+
 /// Item `item`'s element range in the input: segment `item`, or chunk `item mod chunks` of row
 /// `item / chunks` (chunks of whole 4-vector batches from the row's start).
 #[cfg(target_os = "cuda")]
@@ -138,6 +154,16 @@ unsafe fn rows_body<E: Element, O: Fold<E>>(
     chunks: u32,
     out: *mut O::Acc,
 ) {
+    if lanes == 1 && chunks == 1 && offsets.is_null() {
+        return for_thread_rows(rows, |row| {
+            let p = input.add(row * lda);
+            let mut acc = O::identity();
+            for k in 0..n {
+                acc = O::fold(acc, *p.add(k));
+            }
+            *out.add(row) = acc;
+        });
+    }
     let tid = thread_idx_x();
     let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
     let per_block = (block_dim_x() / lanes) as usize;

@@ -23,12 +23,13 @@
 //! one element per result (`indices` 8-byte elements when `wide` is 1, else 4-byte).
 //!
 //! # Thread mapping
-//! As [`crate::axis`]: `rows` vector j of an item to lane j mod lanes of its group; `cols`
+//! As [`crate::axis`]: `rows` vector j of an item to lane j mod lanes of its group (with one
+//! lane and whole rows, a thread per row); `cols`
 //! thread `tid` to column `t·tile + tid mod tile`, rows `r0 + tid / tile + j·(B / tile)`;
 //! `fold` chunk k to lane k of its group, or thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
-    axis::{fold_in_groups, fold_lanes, item_range},
+    axis::{fold_in_groups, fold_lanes, for_thread_rows, item_range},
     block,
     config::{ValueIndex, WARP_SIZE},
     ops::arg::{ArgElement, ArgFold, ArgMax, ArgMin},
@@ -88,6 +89,16 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     chunks: u32,
     out: ArgLines<E>,
 ) {
+    if lanes == 1 && chunks == 1 && offsets.is_null() {
+        return for_thread_rows(rows, |row| {
+            let p = input.add(row * lda);
+            let mut acc = O::identity();
+            for k in 0..n {
+                acc = O::combine(acc, O::element(*p.add(k), k as u64));
+            }
+            out.store(row, acc);
+        });
+    }
     let tid = thread_idx_x();
     let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
     let per_block = (block_dim_x() / lanes) as usize;
