@@ -10,8 +10,8 @@
 //!   `tile` columns and `splits` row ranges, each thread every (B / tile)-th row of its range.
 //!   Column c's chunk k (= split·(B / tile) + that phase) → `out[c·chunks + k]`.
 //! - `fold`: folds each item's `chunks` partials (split rows or columns) in a fixed order: a
-//!   group of [`fold_lanes`] lanes per item, one partial each, for up to a warp of them, else a
-//!   block per item.
+//!   group of [`fold_lanes`] lanes per item, up to a warp for up to four partials a lane, else
+//!   a block per item.
 //!
 //! Empty rows, columns and segments get the op's identity: 0, the largest value (+inf) for
 //! min, the lowest (-inf) for max. Float results are deterministic: each item's elements go to
@@ -31,8 +31,8 @@
 //! one lane and whole rows, row `block·B + tid` (plus multiples of the grid's threads) to the
 //! thread, element by element.
 //! `cols`: thread `tid` of block `split·tiles + t` owns column `t·tile + tid mod tile` and rows
-//! `r0 + tid / tile + j·(B / tile)` of its split. `fold`: chunk k of an item to lane k of its
-//! group, or to thread k mod B.
+//! `r0 + tid / tile + j·(B / tile)` of its split. `fold`: chunk k of an item to lane
+//! k mod lanes of its group, or to thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
     block,
@@ -54,10 +54,13 @@ use half::{bf16, f16};
 pub const AXIS_KERNELS: [&str; 3] = ["rows", "cols", "fold"];
 
 /// Lanes of the `fold` kernels per item of `chunks` partials: a group of the power of two
-/// that holds them, up to a warp (few partials, many items), else the whole block.
+/// that holds them, up to a warp, for up to `WARP_FOLD_PARTIALS` (few partials, many items; a
+/// lane takes at most four), else the whole block (many partials, few items).
 pub const fn fold_lanes(chunks: usize) -> u32 {
     if chunks <= WARP_LANES {
         chunks.next_power_of_two() as u32
+    } else if chunks <= WARP_FOLD_PARTIALS {
+        WARP_LANES as u32
     } else {
         crate::config::AXIS_BLOCK
     }
@@ -65,10 +68,12 @@ pub const fn fold_lanes(chunks: usize) -> u32 {
 
 /// A warp's lanes, as `fold_lanes` compares them.
 const WARP_LANES: usize = crate::config::WARP_SIZE as usize;
+/// Most partials a warp folds for one item: four per lane, each lane's loads a short chain.
+const WARP_FOLD_PARTIALS: usize = 4 * WARP_LANES;
 
-/// Folds each of `items` items' `chunks` partials (`load(item, k)`, k < chunks ≤ a warp) in a
-/// group of `lanes` = [`fold_lanes`]`(chunks)` lanes, one partial per lane, and stores the
-/// result with `store(item, v)`. Any grid: groups stride over the items.
+/// Folds each of `items` items' `chunks` partials (`load(item, k)`) in a group of `lanes` =
+/// [`fold_lanes`]`(chunks)` lanes, partial k to lane k mod lanes, in a fixed order, and stores
+/// the result with `store(item, v)`. Any grid: groups stride over the items.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 pub(crate) unsafe fn fold_in_groups<O: ReduceOp, L: Fn(usize, usize) -> O::Acc, S: Fn(usize, O::Acc)>(
@@ -88,7 +93,14 @@ pub(crate) unsafe fn fold_in_groups<O: ReduceOp, L: Fn(usize, usize) -> O::Acc, 
     let mut first = block_index() * per_block;
     while first + warp_first < items {
         let item = first + group;
-        let v = if item < items && lane < chunks { load(item, lane) } else { O::identity() };
+        let mut v = O::identity();
+        if item < items {
+            let mut k = lane;
+            while k < chunks {
+                v = O::combine(v, load(item, k));
+                k += lanes as usize;
+            }
+        }
         let v = warp::group_reduce::<O>(v, lanes);
         if lane == 0 && item < items {
             store(item, v);

@@ -7,7 +7,7 @@
 //!   first 16-byte vector with its furthest extreme and finds the lane at the end
 //!   ([`fold_arg_range`]), then the group picks among its lanes' pairs.
 //! - `cols`: a thread per column over a range of rows, every (B / tile)-th row.
-//! - `fold`: a group of lanes (up to a warp of partials) or a block per item picks among its
+//! - `fold`: a group of lanes (up to four partials a lane) or a block per item picks among its
 //!   chunks' (value, index) partials.
 //!
 //! Indices count from the start of the row, column or segment (chunks add their offset).
@@ -26,7 +26,7 @@
 //! As [`crate::axis`]: `rows` vector j of an item to lane j mod lanes of its group (with one
 //! lane and whole rows, a thread per row); `cols`
 //! thread `tid` to column `t·tile + tid mod tile`, rows `r0 + tid / tile + j·(B / tile)`;
-//! `fold` chunk k to lane k of its group, or thread k mod B.
+//! `fold` chunk k to lane k mod lanes of its group, or thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
     axis::{fold_in_groups, fold_lanes, for_thread_rows, item_range},

@@ -128,7 +128,7 @@ fn first_grids_cover_every_item_or_tile() {
 }
 
 #[test]
-fn folds_take_a_group_of_lanes_per_item_up_to_a_warp_of_partials() {
+fn folds_take_a_group_of_lanes_per_item_up_to_four_partials_a_lane() {
     let fold = |items, chunks| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1 };
     // 32 × 128,256 columns: two splits, 8 items per block.
     assert_eq!(kernels::axis::fold_lanes(2), 2);
@@ -136,8 +136,12 @@ fn folds_take_a_group_of_lanes_per_item_up_to_a_warp_of_partials() {
     assert_eq!(kernels::axis::fold_lanes(1), 1);
     assert_eq!(kernels::axis::fold_lanes(3), 4);
     assert_eq!(fold_grid(&fold(1000, 32), 1 << 31), div(1000, AXIS_BLOCK / 32));
-    // Past a warp of partials: a block per item.
-    assert_eq!(kernels::axis::fold_lanes(33), AXIS_BLOCK);
+    // Up to four partials a lane: a warp per item (4096² columns: 66 splits).
+    assert_eq!(kernels::axis::fold_lanes(33), 32);
+    assert_eq!(fold_grid(&fold(4096, 66), 1 << 31), div(4096, AXIS_BLOCK / 32));
+    assert_eq!(kernels::axis::fold_lanes(128), 32);
+    // More: a block per item.
+    assert_eq!(kernels::axis::fold_lanes(129), AXIS_BLOCK);
     assert_eq!(fold_grid(&fold(16, 8448), 1 << 31), 16);
     assert_eq!(fold_grid(&fold(1 << 30, 2), 65_535), 65_535, "capped: the kernel strides");
     assert_eq!(fold_grid(&fold(0, 2), 100), 1);
