@@ -142,7 +142,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
 /// grid within an H100's, folds within their bound, the ragged case's offsets as the file says.
 #[test]
 fn axis_shapes_plan_within_the_kernels_limits() {
-    use cudakernels::axis::{auto_strategy, first_grid, fold_plan, AXIS_MAX_CHUNKS};
+    use cudakernels::{auto_strategy, first_grid, fold_plan, AXIS_MAX_CHUNKS};
     use cudakernels::{Axis, AxisShape};
     let cases = axis_shapes::all();
     assert_eq!(cases.len(), 9, "data/axis_shapes.csv lost or gained a row");

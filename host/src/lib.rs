@@ -48,6 +48,9 @@ pub use typed::{bf16, f16, TypedElement, TypedOp};
 #[cfg(feature = "internals")]
 mod internals {
     pub use crate::arg::arg_entry_point;
+    pub use crate::axis::plan::{
+        auto_strategy, first_grid, fold_grid, fold_plan, lanes_for, resolve, FoldPlan, AXIS_MAX_CHUNKS,
+    };
     pub use crate::ladder::{
         ladder_entry_point, ladder_grid, Finish, LadderGrid, LadderKernel, LADDER_BLOCKS, LADDER_TYPES,
     };

@@ -13,12 +13,10 @@
 //!   and an all-ones index.
 //! - Calls enqueue without waiting; bad input gets its typed error and launches nothing.
 pub mod arg;
-mod plan;
+pub(crate) mod plan;
 
-pub use plan::{
-    auto_strategy, first_grid, fold_grid, fold_plan, lanes_for, resolve, Axis, AxisShape, AxisStrategy, FoldPlan,
-    AXIS_MAX_CHUNKS,
-};
+use plan::{first_grid, fold_grid, fold_plan, lanes_for, resolve};
+pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::entries::{axis_arg_entry, axis_entry};
 use crate::error::{Error, Result};

@@ -76,7 +76,8 @@ impl Axis {
 /// How an axis reduction runs: `Auto` (the default) or a kernel with its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AxisStrategy {
-    /// [`auto_strategy`]'s choice for the shape.
+    /// `auto_strategy`'s choice for the shape (a pure function of the shape, the element size and
+    /// the SM count).
     Auto,
     /// The `rows` kernel: `lanes` lanes (a power of two ≤ 32) per row, segment or chunk, each
     /// row cut into `chunks` ≥ 1 pieces (more than one adds a launch folding them in order).

@@ -1,4 +1,5 @@
 //! The axis reductions' pure logic: checks, `Auto`'s table, the launches it plans.
+use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS};
 use super::*;
 use crate::gpu::check_overlap;
 use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES};
