@@ -39,9 +39,7 @@ pub use kernels::config;
 pub use ladder::{ReduceStrategy, SumElement};
 pub use multi::{MultiGpu, RawBuffer, RawRowShard, RowShard};
 pub use nccl::NcclId;
-pub use sgemv::{
-    GemvVector, HalfWeight, Op, SgemvBatch, SgemvCall, SgemvKernel, SgemvLayout, SgemvOptions, SgemvShape,
-};
+pub use sgemv::{GemvVector, HalfWeight, Op, SgemvBatch, SgemvKernel, SgemvOptions};
 pub use typed::{bf16, f16, TypedElement, TypedOp};
 
 /// Planning internals for the tests and the benchmark (`internals` feature; unstable).
@@ -56,8 +54,9 @@ mod internals {
     };
     pub use crate::sgemv::dispatch::stripe_depths;
     pub use crate::sgemv::half_gemv::half_gemv_entry_point;
+    pub use crate::sgemv::layout::SgemvLayout;
     pub use crate::sgemv::plan::{Occupancy, SgemvExtra, SgemvPlan};
-    pub use crate::sgemv::shape::RawSlice;
+    pub use crate::sgemv::shape::{RawSlice, SgemvCall, SgemvShape};
     pub use crate::sgemv::work::SgemvWork;
     pub use crate::typed::typed_entry_point;
     pub use kernels::arg::{ARG_OPS, ARG_TYPES};

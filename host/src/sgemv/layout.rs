@@ -5,7 +5,7 @@ use kernels::sgemv::{Op, SgemvKernel};
 
 /// `count` problems, problem b at `b·stride_a`, `b·stride_x`, `b·stride_y` elements into A, x
 /// and y. A's and x's strides may be 0 (every problem reads the same); the problems' y must
-/// not interleave (`stride_y` at least one problem's y span, see [`SgemvLayout::check`]).
+/// not interleave (`stride_y` at least one problem's y span, see `SgemvLayout::check`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SgemvBatch {
     pub count: usize,

@@ -1,8 +1,8 @@
 //! sgemv: `y = alpha · op(A) x + beta · y`, A row-major m×n with leading dimension `lda`,
 //! op(A) = A ([`Op::N`]) or Aᵀ ([`Op::T`]).
 //!
-//! Files: `shape` (what a call passes, checked: [`SgemvCall`] → [`SgemvShape`]), `layout`
-//! (incx/incy and strided batches, [`SgemvLayout`]), `half_gemv` (the same call with A in f16
+//! Files: `shape` (what a call passes, checked: `SgemvCall` → `SgemvShape`), `layout`
+//! (incx/incy and strided batches, `SgemvLayout`), `half_gemv` (the same call with A in f16
 //! or bf16, `GpuStream::gemv`), `half_plan` (which half-precision kernel takes a call, and its
 //! launch), `dispatch` (`Auto`'s table and whether a named kernel can take a shape), `work`
 //! (BLAS's quick return, alpha = 0 and empty sums), `plan` (grid, block and typed extra
@@ -14,7 +14,7 @@
 pub(crate) mod dispatch;
 pub(crate) mod half_gemv;
 pub(crate) mod half_plan;
-mod layout;
+pub(crate) mod layout;
 mod options;
 pub(crate) mod plan;
 pub(crate) mod shape;
@@ -29,19 +29,27 @@ use cust::memory::DeviceSlice;
 pub use half_gemv::{GemvVector, HalfWeight};
 use kernels::config::SGEMV_T_BLOCK;
 pub use kernels::sgemv::{Op, SgemvKernel};
-pub use layout::{SgemvBatch, SgemvLayout};
+pub use layout::SgemvBatch;
+pub(crate) use layout::SgemvLayout;
 pub use options::SgemvOptions;
 pub(crate) use plan::{Occupancy, SgemvPlan};
 pub(crate) use shape::RawSlice;
-pub use shape::{SgemvCall, SgemvShape};
+pub(crate) use shape::{SgemvCall, SgemvShape};
 pub(crate) use work::SgemvWork;
 
 impl GpuStream {
     /// The kernel `Auto` runs for `shape` on this device: [`SgemvShape::auto_kernel`], with the
     /// depth of `TStripes` from the blocks of each depth the device keeps resident
     /// (`stripes_depth`). Tiles past every depth's one wave take `TVec4` where rows
-    /// are float4 aligned (it was faster there), else depth 16.
+    /// are float4 aligned (it was faster there), else depth 16. `internals` only: the kernel is
+    /// otherwise chosen inside `sgemv`.
+    #[cfg(feature = "internals")]
     pub fn sgemv_auto(&self, shape: &SgemvShape) -> Result<SgemvKernel> {
+        self.auto_kernel(shape)
+    }
+
+    /// What `sgemv_auto` answers.
+    pub(crate) fn auto_kernel(&self, shape: &SgemvShape) -> Result<SgemvKernel> {
         let kernel = shape.auto_kernel();
         if let SgemvKernel::TStripes(_) = kernel {
             let mut slots = Vec::new();
@@ -80,9 +88,9 @@ impl GpuStream {
     /// Enqueues `y = alpha · op(A) x + beta · y` (A row-major m×n, `opts.lda` ≥ n; `opts.op`)
     /// without waiting. An empty y does nothing. With nothing to sum (alpha = 0, or n = 0 for
     /// `N`, m = 0 for `T`) A and x are not read: y = beta · y, nothing at all with beta = 1, and
-    /// a named kernel gives way to `Auto`'s for that ([`SgemvShape::work`]). With beta = 0, y
+    /// a named kernel gives way to `Auto`'s for that (`SgemvShape::work`). With beta = 0, y
     /// is not read. With `opts.incx` or `opts.incy` above 1, x and y hold 1 + (len − 1)·inc
-    /// elements (at least) and the batched kernels run ([`SgemvLayout::kernel_for`]). Errors,
+    /// elements (at least) and the batched kernels run (`SgemvLayout::kernel_for`). Errors,
     /// before anything is enqueued: `LengthMismatch` (A shorter than (m-1)·lda+n; x or y not n
     /// and m as `op` says), `LeadingDimension`, `Stride` (an increment of 0), `Overlap` (y
     /// shares memory with A's span or x), `Unsupported`/`Misaligned` for a named kernel that
@@ -208,7 +216,7 @@ impl GpuStream {
             SgemvWork::Launch { kernel, shape, alpha } => (kernel, shape, alpha),
         };
         let kernel = match layout.kernel_for(kernel, shape.op)? {
-            SgemvKernel::Auto => self.sgemv_auto(&shape)?,
+            SgemvKernel::Auto => self.auto_kernel(&shape)?,
             k => k,
         };
         shape.check(kernel)?;

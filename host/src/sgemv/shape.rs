@@ -20,11 +20,12 @@ impl RawSlice {
 
     /// Whether the first `len` f32s from this address and the first `other_len` from `other`'s
     /// share a byte; empty ranges share none.
+    #[cfg(test)]
     pub fn overlaps(&self, len: usize, other: &RawSlice, other_len: usize) -> bool {
         self.overlaps_sized((len, 4), other, (other_len, 4))
     }
 
-    /// [`RawSlice::overlaps`] for elements of other sizes: `(elements, bytes each)` of each.
+    /// Whether the ranges share a byte, for elements of any size: `(elements, bytes each)` of each.
     pub fn overlaps_sized(
         &self,
         (len, size): (usize, usize),
