@@ -197,6 +197,54 @@ unsafe fn rows_body<E: Element, O: Fold<E>>(
     }
 }
 
+/// This thread's part of a `cols` launch: its column and rows (see the thread mapping), folded
+/// into `acc` in row order with `fold(acc, element, row)`, four loads in flight. Returns the
+/// result's slot (`col·chunks + split·phases + phase`) and value; `None` past the last column.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn walk_column<E: Copy, A>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    tile: u32,
+    splits: u32,
+    mut acc: A,
+    fold: impl Fn(A, E, usize) -> A,
+) -> Option<(usize, A)> {
+    let (tid, tile) = (thread_idx_x() as usize, tile as usize);
+    let phases = block_dim_x() as usize / tile;
+    let tiles = (n + tile - 1) / tile;
+    let (col_tile, split) = (block_index() % tiles, block_index() / tiles);
+    let (col, phase) = (col_tile * tile + tid % tile, tid / tile);
+    if col >= n {
+        return None;
+    }
+    let per = (rows + splits as usize - 1) / splits as usize;
+    let r0 = core::cmp::min(split * per, rows);
+    let r1 = core::cmp::min(r0 + per, rows);
+    let p = input.add(col);
+    let mut r = r0 + phase;
+    while r + 3 * phases < r1 {
+        let v = [
+            *p.add(r * lda),
+            *p.add((r + phases) * lda),
+            *p.add((r + 2 * phases) * lda),
+            *p.add((r + 3 * phases) * lda),
+        ];
+        for k in 0..4 {
+            acc = fold(acc, v[k], r + k * phases);
+        }
+        r += 4 * phases;
+    }
+    while r < r1 {
+        acc = fold(acc, *p.add(r * lda), r);
+        r += phases;
+    }
+    Some((col * (splits as usize * phases) + split * phases + phase, acc))
+}
+
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 unsafe fn cols_body<E: Element, O: Fold<E>>(
@@ -208,37 +256,50 @@ unsafe fn cols_body<E: Element, O: Fold<E>>(
     splits: u32,
     out: *mut O::Acc,
 ) {
-    let (tid, tile) = (thread_idx_x() as usize, tile as usize);
-    let phases = block_dim_x() as usize / tile;
-    let tiles = (n + tile - 1) / tile;
-    let (col_tile, split) = (block_index() % tiles, block_index() / tiles);
-    let (col, phase) = (col_tile * tile + tid % tile, tid / tile);
-    if col >= n {
-        return;
+    let fold = |acc, e, _| O::fold(acc, e);
+    if let Some((slot, acc)) = walk_column(input, rows, n, lda, tile, splits, O::identity(), fold) {
+        *out.add(slot) = acc;
     }
-    let per = (rows + splits as usize - 1) / splits as usize;
-    let r0 = core::cmp::min(split * per, rows);
-    let r1 = core::cmp::min(r0 + per, rows);
-    let p = input.add(col);
-    let mut acc = O::identity();
-    let mut r = r0 + phase;
-    while r + 3 * phases < r1 {
-        let v = [
-            *p.add(r * lda),
-            *p.add((r + phases) * lda),
-            *p.add((r + 2 * phases) * lda),
-            *p.add((r + 3 * phases) * lda),
-        ];
-        for k in 0..4 {
-            acc = O::fold(acc, v[k]);
+}
+
+/// Folds each of `items` items' `chunks` partials (`load(item, k)`) and stores the result with
+/// `store(item, v)`, in a fixed order: a group of [`fold_lanes`] lanes per item
+/// ([`fold_in_groups`]), or for more partials a block per item, chunk k to thread k mod B (four
+/// loads in flight), then the block's reduction. Any grid.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+pub(crate) unsafe fn fold_partials<O: ReduceOp, L: Fn(usize, usize) -> O::Acc, S: Fn(usize, O::Acc)>(
+    items: usize,
+    chunks: usize,
+    load: L,
+    store: S,
+) {
+    let lanes = fold_lanes(chunks);
+    if lanes < block_dim_x() {
+        return fold_in_groups::<O, _, _>(items, chunks, lanes, load, store);
+    }
+    let (tid, step) = (thread_idx_x() as usize, block_dim_x() as usize);
+    let mut item = block_index();
+    while item < items {
+        let mut acc = O::identity();
+        let mut k = tid;
+        while k + 3 * step < chunks {
+            let v = [load(item, k), load(item, k + step), load(item, k + 2 * step), load(item, k + 3 * step)];
+            for j in 0..4 {
+                acc = O::combine(acc, v[j]);
+            }
+            k += 4 * step;
         }
-        r += 4 * phases;
+        while k < chunks {
+            acc = O::combine(acc, load(item, k));
+            k += step;
+        }
+        let v = block::reduce::<O>(acc);
+        if tid == 0 {
+            store(item, v);
+        }
+        item += grid_blocks();
     }
-    while r < r1 {
-        acc = O::fold(acc, *p.add(r * lda));
-        r += phases;
-    }
-    *out.add(col * (splits as usize * phases) + split * phases + phase) = acc;
 }
 
 #[cfg(target_os = "cuda")]
@@ -251,39 +312,8 @@ unsafe fn fold_body<O: ReduceOp>(
     chunk_stride: usize,
     out: *mut O::Acc,
 ) {
-    let lanes = fold_lanes(chunks);
-    if lanes < block_dim_x() {
-        let load = |item: usize, k: usize| *partials.add(item * item_stride + k * chunk_stride);
-        return fold_in_groups::<O, _, _>(items, chunks, lanes, load, |item, v| *out.add(item) = v);
-    }
-    let (tid, step) = (thread_idx_x() as usize, block_dim_x() as usize);
-    let mut item = block_index();
-    while item < items {
-        let p = partials.add(item * item_stride);
-        let mut acc = O::identity();
-        let mut k = tid;
-        while k + 3 * step < chunks {
-            let v = [
-                *p.add(k * chunk_stride),
-                *p.add((k + step) * chunk_stride),
-                *p.add((k + 2 * step) * chunk_stride),
-                *p.add((k + 3 * step) * chunk_stride),
-            ];
-            for j in 0..4 {
-                acc = O::combine(acc, v[j]);
-            }
-            k += 4 * step;
-        }
-        while k < chunks {
-            acc = O::combine(acc, *p.add(k * chunk_stride));
-            k += step;
-        }
-        let v = block::reduce::<O>(acc);
-        if tid == 0 {
-            *out.add(item) = v;
-        }
-        item += grid_blocks();
-    }
+    let load = |item: usize, k: usize| *partials.add(item * item_stride + k * chunk_stride);
+    fold_partials::<O, _, _>(items, chunks, load, |item, v| *out.add(item) = v)
 }
 
 /// The three entry points of op `$op` (named `$opname`) over `$e`, accumulating in `$acc`.

@@ -29,8 +29,7 @@
 //! `fold` chunk k to lane k mod lanes of its group, or thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
-    axis::{fold_in_groups, fold_lanes, for_thread_rows, item_range},
-    block,
+    axis::{fold_partials, for_thread_rows, item_range, walk_column},
     config::{ValueIndex, WARP_SIZE},
     ops::arg::{ArgElement, ArgFold, ArgMax, ArgMin},
     ops::ReduceOp,
@@ -124,7 +123,6 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
 
 #[cfg(target_os = "cuda")]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 unsafe fn arg_cols_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     input: *const E,
     rows: usize,
@@ -134,37 +132,10 @@ unsafe fn arg_cols_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     splits: u32,
     out: ArgLines<E>,
 ) {
-    let (tid, tile) = (thread_idx_x() as usize, tile as usize);
-    let phases = block_dim_x() as usize / tile;
-    let tiles = (n + tile - 1) / tile;
-    let (col_tile, split) = (block_index() % tiles, block_index() / tiles);
-    let (col, phase) = (col_tile * tile + tid % tile, tid / tile);
-    if col >= n {
-        return;
+    let fold = |acc, e, r: usize| O::combine(acc, O::element(e, r as u64));
+    if let Some((slot, acc)) = walk_column(input, rows, n, lda, tile, splits, O::identity(), fold) {
+        out.store(slot, acc);
     }
-    let per = (rows + splits as usize - 1) / splits as usize;
-    let r0 = core::cmp::min(split * per, rows);
-    let r1 = core::cmp::min(r0 + per, rows);
-    let p = input.add(col);
-    let mut acc = O::identity();
-    let mut r = r0 + phase;
-    while r + 3 * phases < r1 {
-        let v = [
-            *p.add(r * lda),
-            *p.add((r + phases) * lda),
-            *p.add((r + 2 * phases) * lda),
-            *p.add((r + 3 * phases) * lda),
-        ];
-        for k in 0..4 {
-            acc = O::combine(acc, O::element(v[k], (r + k * phases) as u64));
-        }
-        r += 4 * phases;
-    }
-    while r < r1 {
-        acc = O::combine(acc, O::element(*p.add(r * lda), r as u64));
-        r += phases;
-    }
-    out.store(col * (splits as usize * phases) + split * phases + phase, acc);
 }
 
 #[cfg(target_os = "cuda")]
@@ -175,33 +146,8 @@ unsafe fn arg_fold_body<T: Copy, O: ReduceOp<Acc = ValueIndex<T>>>(
     chunks: usize,
     out: ArgLines<T>,
 ) {
-    let lanes = fold_lanes(chunks);
-    if lanes < block_dim_x() {
-        let load = |item: usize, k: usize| *partials.add(item * chunks + k);
-        return fold_in_groups::<O, _, _>(items, chunks, lanes, load, |item, v| out.store(item, v));
-    }
-    let (tid, step) = (thread_idx_x() as usize, block_dim_x() as usize);
-    let mut item = block_index();
-    while item < items {
-        let p = partials.add(item * chunks);
-        let mut acc = O::identity();
-        let mut k = tid;
-        // Four partials in flight (the pick is order-free: value, then smaller index).
-        while k + 3 * step < chunks {
-            let (a, b, c, d) = (*p.add(k), *p.add(k + step), *p.add(k + 2 * step), *p.add(k + 3 * step));
-            acc = O::combine(O::combine(acc, a), O::combine(b, O::combine(c, d)));
-            k += 4 * step;
-        }
-        while k < chunks {
-            acc = O::combine(acc, *p.add(k));
-            k += step;
-        }
-        let v = block::reduce::<O>(acc);
-        if tid == 0 {
-            out.store(item, v);
-        }
-        item += grid_blocks();
-    }
+    let load = |item: usize, k: usize| *partials.add(item * chunks + k);
+    fold_partials::<O, _, _>(items, chunks, load, |item, v| out.store(item, v))
 }
 
 /// The three entry points of arg op `$opname` (operator `$op`) over `$e`.
