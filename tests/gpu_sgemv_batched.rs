@@ -5,7 +5,9 @@
 mod common;
 use common::gemv::{same, Call, EDGE_SHAPES, SENTINEL};
 use common::{download, gpu, upload, Rng};
-use cudakernels::{Error, GpuStream, Op, SgemvBatch, SgemvKernel, SgemvOptions};
+use cudakernels::{
+    sgemv_batched_entry_point, Error, GpuStream, Op, SgemvBatch, SgemvKernel, SgemvLayout, SgemvOptions, SgemvShape,
+};
 
 /// Integers in -3..=3 (products and sums of a few thousand are exact in f32).
 fn small_ints(rng: &mut Rng, len: usize) -> Vec<f32> {
@@ -110,6 +112,41 @@ fn attention_decode_batches() {
             let batch = SgemvBatch { count: heads, stride_a: kv * d, stride_x: x_len, stride_y: y_len };
             let c = Call { batch, ..Call::new(op, kv, d, 1, 1) };
             check(gpu, &mut rng, &c, SgemvKernel::Auto, false);
+        }
+    }
+}
+
+#[test]
+fn aligned_batches_take_the_16_byte_kernels() {
+    let handle = match gpu("aligned_batches_take_the_16_byte_kernels") {
+        Some(g) => g,
+        None => return,
+    };
+    let gpu = handle.default_stream();
+    let mut rng = Rng::fresh("sgemv_batched_vector");
+    // Rows and every problem's A and x on 16 bytes: widths around the 8-float step and the
+    // 8, 16 and 32 lanes of a row (Op::N) or 8-column groups (Op::T: n % 8 == 0 vectorizes),
+    // and rows enough for the Op::T splits.
+    let widths = [1usize, 4, 8, 9, 31, 32, 33, 64, 100, 128, 129, 256, 1000, 2048, 2056];
+    let pad = |span: usize| (4 - span % 4) % 4;
+    for &op in [Op::N, Op::T].iter() {
+        for &n in widths.iter() {
+            let lda = (n + 3) / 4 * 4;
+            for &(m, count, beta) in [(1usize, 2usize, 0.0f32), (33, 7, -1.0), (130, 1000, 2.0), (5000, 2, 0.0)].iter()
+            {
+                if m * lda * count > 1 << 24 {
+                    continue;
+                }
+                let c = Call { lda, beta, ..Call::new(op, m, n, 1, 1) };
+                let (a, x, _) = c.spans();
+                let c = c.batched(count, (pad(a), pad(x), 1));
+                let shape = SgemvShape { op, m, n, lda, a_addr: 0, x_addr: 0 };
+                let layout = SgemvLayout { incx: 1, incy: 1, batch: c.batch };
+                let vector = op == Op::N || n % 8 == 0;
+                let entry = sgemv_batched_entry_point(&shape, &layout);
+                assert_eq!(entry.starts_with("gemv_f32_f32_f32_"), vector, "{:?}: {}", c, entry);
+                check(gpu, &mut rng, &c, SgemvKernel::Auto, false);
+            }
         }
     }
 }

@@ -306,6 +306,6 @@ fn every_kernel_once() {
         + axis_all(gpu, &mut rng)
         + axis_arg_all(gpu, &mut rng)
         + half_gemv_all(gpu);
-    let kernels = cudakernels::SGEMV_KERNELS.len() + cudakernels::HALF_GEMV_KERNELS.len();
+    let kernels = cudakernels::SGEMV_KERNELS.len() + cudakernels::GEMV_KERNELS.len();
     assert!(runs >= 2 * LadderKernel::ALL.len() * FINISHES.len() + kernels);
 }

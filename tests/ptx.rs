@@ -4,7 +4,7 @@
 use cudakernels::stripe_depths;
 use cudakernels::{
     ladder_entry_point, ArgOp, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_OPS, AXIS_KERNELS,
-    AXIS_TYPES, HALF_GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
+    AXIS_TYPES, GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
 };
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
@@ -79,8 +79,8 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
 
 #[test]
 fn half_gemv_kernels_widen_in_hardware_and_round_y_to_nearest_even() {
-    assert_eq!(HALF_GEMV_KERNELS.len(), 32);
-    for e in HALF_GEMV_KERNELS {
+    assert_eq!(GEMV_KERNELS.len(), 34);
+    for e in GEMV_KERNELS {
         let body = entry(e.name);
         if e.vector {
             assert!(body.contains("ld.global.nc.v4.u32"), "{} has no 16-byte load", e.name);

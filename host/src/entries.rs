@@ -6,7 +6,7 @@ use kernels::arg::{ARG_OPS, ARG_TYPES};
 use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 use kernels::axis_arg::AXIS_ARG_OPS;
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
-use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
+use kernels::sgemv::half_gemv::GEMV_KERNELS;
 use kernels::sgemv::SGEMV_KERNELS;
 use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 
@@ -17,8 +17,8 @@ const F64ACC: usize = TYPED + TYPED_OPS.len() * TYPED_TYPES.len();
 const ARG: usize = F64ACC + 1;
 const SGEMV: usize = ARG + ARG_OPS.len() * ARG_TYPES.len();
 const AXIS: usize = SGEMV + SGEMV_KERNELS.len();
-const HALF_GEMV: usize = AXIS + AXIS_KERNELS.len() * TYPED_OPS.len() * AXIS_TYPES.len();
-const AXIS_ARG: usize = HALF_GEMV + HALF_GEMV_KERNELS.len();
+const GEMV: usize = AXIS + AXIS_KERNELS.len() * TYPED_OPS.len() * AXIS_TYPES.len();
+const AXIS_ARG: usize = GEMV + GEMV_KERNELS.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
 /// passes, the typed ops by (op, type), `sum_f32_f64acc`, the arg ops by (op, type), the sgemv
@@ -41,7 +41,7 @@ pub(crate) fn entry_names() -> Vec<String> {
             names.extend(AXIS_TYPES.iter().map(|t| format!("axis_{}_{}_{}", kernel, op, t)));
         }
     }
-    names.extend(HALF_GEMV_KERNELS.iter().map(|e| e.name.to_string()));
+    names.extend(GEMV_KERNELS.iter().map(|e| e.name.to_string()));
     for kernel in AXIS_KERNELS.iter() {
         for op in AXIS_ARG_OPS.iter() {
             names.extend(AXIS_TYPES.iter().map(|t| format!("axis_arg_{}_{}_{}", kernel, op, t)));
@@ -88,9 +88,9 @@ pub(crate) fn axis_arg_entry(kernel: usize, op: usize, type_name: &str) -> usize
     AXIS_ARG + (kernel * AXIS_ARG_OPS.len() + op) * AXIS_TYPES.len() + t
 }
 
-/// Half-precision gemv kernel number `k` in `HALF_GEMV_KERNELS`.
-pub(crate) fn half_gemv_entry(k: usize) -> usize {
-    HALF_GEMV + k
+/// Half-precision gemv kernel number `k` in `GEMV_KERNELS`.
+pub(crate) fn gemv_entry(k: usize) -> usize {
+    GEMV + k
 }
 
 #[cfg(test)]
@@ -105,7 +105,7 @@ mod tests {
         assert_eq!(names[axis_arg_entry(0, 0, "u8")], "axis_arg_rows_argmin_u8");
         assert_eq!(names[axis_arg_entry(1, 1, "bf16")], "axis_arg_cols_argmax_bf16");
         assert_eq!(names[axis_arg_entry(2, 1, "f64")], "axis_arg_fold_argmax_f64");
-        assert_eq!(names[half_gemv_entry(0)], HALF_GEMV_KERNELS[0].name);
+        assert_eq!(names[gemv_entry(0)], GEMV_KERNELS[0].name);
         assert_eq!(names[axis_entry(0, 1, "bf16")], "axis_rows_min_bf16");
         assert_eq!(names[axis_entry(0, 0, "u8")], "axis_rows_sum_u8");
         assert_eq!(names[axis_entry(2, 3, "f64")], "axis_fold_minmax_f64");

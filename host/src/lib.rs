@@ -53,7 +53,7 @@ mod internals {
         ladder_entry_point, ladder_grid, Finish, LadderGrid, LadderKernel, LADDER_BLOCKS, LADDER_TYPES,
     };
     pub use crate::sgemv::dispatch::stripe_depths;
-    pub use crate::sgemv::half_gemv::half_gemv_entry_point;
+    pub use crate::sgemv::half_gemv::{half_gemv_entry_point, sgemv_batched_entry_point};
     pub use crate::sgemv::layout::SgemvLayout;
     pub use crate::sgemv::plan::{Occupancy, SgemvExtra, SgemvPlan};
     pub use crate::sgemv::shape::{RawSlice, SgemvCall, SgemvShape};
@@ -62,7 +62,7 @@ mod internals {
     pub use kernels::arg::{ARG_OPS, ARG_TYPES};
     pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
     pub use kernels::axis_arg::AXIS_ARG_OPS;
-    pub use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
+    pub use kernels::sgemv::half_gemv::GEMV_KERNELS;
     pub use kernels::sgemv::SGEMV_KERNELS;
     pub use kernels::sgemv::{Loads, SgemvEntry, SgemvLaunch};
     pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};

@@ -144,6 +144,12 @@ pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
 pub const SGEMV_BATCHED_BLOCK: u32 = 256;
 /// Rows a warp of the batched `Op::N` kernel sums at once (their loads in flight together).
 pub const SGEMV_BATCHED_ROWS: usize = 4;
+/// 16-byte loads of A a lane of the vectorized batched `Op::N` kernel keeps in flight (rows of
+/// one step each, or steps of one long row): 2 KiB per warp of halves.
+pub const SGEMV_VECTOR_DEPTH: usize = 8;
+/// Rows (of all problems) from which short rows of halves take eight rows per group: with fewer,
+/// the deeper tiles would leave an H100's SMs without a tile (2^16: 132 SMs, 2 blocks, 256 rows each).
+pub const SGEMV_SHORT_MIN_ROWS: usize = 1 << 16;
 /// Threads per block of the batched `Op::T` kernel: 32 warps over one 32-column tile, so that a
 /// block alone keeps enough rows in flight for an SM.
 pub const SGEMV_BATCHED_T_BLOCK: u32 = 1024;

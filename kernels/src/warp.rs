@@ -66,3 +66,36 @@ pub unsafe fn group_reduce<O: ReduceOp>(mut v: O::Acc, lanes: u32) -> O::Acc {
     }
     v
 }
+
+/// The sums of `K` values (a power of two ≤ `lanes`) over each group of `lanes` lanes (a power
+/// of two ≤ 32, the same in every lane), spread over the group: returns (the sum of value k,
+/// k), where k is read from lane bits `lanes / 2`, `lanes / 4`, …, `lanes / K` of this lane (the
+/// first the highest); the lanes that differ below bit `lanes / K` hold the same sums. Each
+/// step keeps half of its values and sends the other half, so the K sums take K − 1 + log2(lanes / K)
+/// shuffles instead of K · log2(lanes), independent ones issued together. Fixed order:
+/// the result does not depend on timing. The whole warp must call it.
+#[inline(always)]
+pub unsafe fn group_sums<const K: usize>(mut v: [f32; K], lanes: u32) -> (f32, usize) {
+    let sub = lane() % lanes;
+    let mut mask = lanes / 2;
+    let mut k = 0;
+    let mut half = K / 2;
+    for _ in 0..K.trailing_zeros() {
+        let upper = sub & mask != 0;
+        for j in 0..half {
+            let (keep, send) = if upper { (v[j + half], v[j]) } else { (v[j], v[j + half]) };
+            v[j] = keep + send.shfl_xor(mask);
+        }
+        if upper {
+            k += half;
+        }
+        half /= 2;
+        mask /= 2;
+    }
+    let mut s = v[0];
+    while mask > 0 {
+        s += s.shfl_xor(mask);
+        mask /= 2;
+    }
+    (s, k)
+}

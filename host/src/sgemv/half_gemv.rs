@@ -9,7 +9,7 @@ use super::options::SgemvOptions;
 use super::plan::{Occupancy, SgemvExtra, SgemvPlan};
 use super::shape::{RawSlice, SgemvCall, SgemvShape};
 use super::work::SgemvWork;
-use crate::entries::half_gemv_entry;
+use crate::entries::gemv_entry;
 use crate::error::{Error, Result};
 use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil};
@@ -17,7 +17,7 @@ use crate::raw::view;
 use cust::memory::{DeviceCopy, DeviceSlice};
 use half::{bf16, f16};
 use kernels::config::SGEMV_BATCHED_BLOCK;
-use kernels::sgemv::half_gemv::HALF_GEMV_KERNELS;
+use kernels::sgemv::half_gemv::GEMV_KERNELS;
 use kernels::sgemv::{Op, SgemvKernel};
 
 /// A weight type of [`GpuStream::gemv`]: f16 or bf16.
@@ -47,14 +47,14 @@ macro_rules! half_weights {
 }
 half_weights!(f16, bf16);
 
-/// Position in `HALF_GEMV_KERNELS` of the kernel for element types `a`, `x`, `y`, `op` and
+/// Position in `GEMV_KERNELS` of the kernel for element types `a`, `x`, `y`, `op` and
 /// loads (`vector`: the `_nv` or `_tv` entry, 16-byte loads).
 pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op, vector: bool) -> Option<usize> {
-    HALF_GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op && e.vector == vector)
+    GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op && e.vector == vector)
 }
 
 /// The kernel `GpuStream::gemv` runs for element types A, X and Y on a checked `shape` in
-/// `layout`: its position in `HALF_GEMV_KERNELS` and [`half_gemv_choice`]'s choice.
+/// `layout`: its position in `GEMV_KERNELS` and [`half_gemv_choice`]'s choice.
 fn half_gemv_pick<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
     shape: &SgemvShape,
     layout: &SgemvLayout,
@@ -66,6 +66,25 @@ fn half_gemv_pick<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
     (index, choice)
 }
 
+/// The vectorized f32 entry and choice that `sgemv_batched`'s `Auto` takes for a checked
+/// `shape` in a layout other than the single one, when [`half_gemv_choice`] allows 16-byte
+/// loads; None keeps the scalar batched kernel of the op.
+pub(super) fn f32_vector_pick(shape: &SgemvShape, layout: &SgemvLayout) -> Option<(usize, HalfGemvChoice)> {
+    let choice = half_gemv_choice(shape, layout, [4; 3]);
+    let index = half_gemv_index("f32", "f32", "f32", shape.op, true).expect("the f32 vector entries");
+    (choice != HalfGemvChoice::Scalar).then(|| (index, choice))
+}
+
+/// The entry point `sgemv_batched` runs with `Auto` on a checked `shape` (alpha ≠ 0, a nonempty
+/// sum) in a layout other than the single one, as the benchmark names it.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
+pub fn sgemv_batched_entry_point(shape: &SgemvShape, layout: &SgemvLayout) -> &'static str {
+    match f32_vector_pick(shape, layout) {
+        Some((index, _)) => GEMV_KERNELS[index].name,
+        None => launched_as(shape.op).entry_point(),
+    }
+}
+
 /// The entry point `GpuStream::gemv` runs for element types A, X and Y on a checked `shape`
 /// (alpha ≠ 0, a nonempty sum) in `layout`, as the benchmark names it.
 #[cfg_attr(not(feature = "internals"), allow(dead_code))]
@@ -73,7 +92,7 @@ pub fn half_gemv_entry_point<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
     shape: &SgemvShape,
     layout: &SgemvLayout,
 ) -> &'static str {
-    HALF_GEMV_KERNELS[half_gemv_pick::<A, X, Y>(shape, layout).0].name
+    GEMV_KERNELS[half_gemv_pick::<A, X, Y>(shape, layout).0].name
 }
 
 /// The f32 kernel whose launch (block, plan) the half-precision kernels of `op` share.
@@ -161,14 +180,43 @@ impl GpuStream {
             SgemvWork::Launch { shape, alpha, .. } => (shape, alpha),
         };
         let (index, choice) = half_gemv_pick::<A, X, Y>(&shape, &layout);
-        let entry = half_gemv_entry(index);
+        // SAFETY: `validate_sized` checked, with the element sizes, the lengths of A, x and y
+        // for every problem, that y shares no byte with A or x and that the problems' y do not
+        // interleave; `work` at most empties the inner dimension; `half_gemv_pick` gives the
+        // entry for these types and op with `half_gemv_choice`'s choice.
+        unsafe { self.launch_gemv(index, choice, &shape, &layout, alpha, opts.beta, a, x, y) }
+    }
+
+    /// Launches entry `index` of `GEMV_KERNELS` as `choice` says on `shape` in `layout`.
+    ///
+    /// # Safety
+    /// The entry takes A, x and y of these types and `shape.op`; `choice` is
+    /// [`half_gemv_choice`]'s for the call (a vector choice needs a `vector` entry); the call
+    /// is checked (`validate_sized` with these element sizes, then `work`: alpha ≠ 0, a
+    /// nonempty sum).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn launch_gemv<A: DeviceCopy, X: DeviceCopy, Y: DeviceCopy>(
+        &self,
+        index: usize,
+        choice: HalfGemvChoice,
+        shape: &SgemvShape,
+        layout: &SgemvLayout,
+        alpha: f32,
+        beta: f32,
+        a: &DeviceSlice<A>,
+        x: &DeviceSlice<X>,
+        y: &mut DeviceSlice<Y>,
+    ) -> Result<()> {
+        let batch = layout.batch;
+        let entry = gemv_entry(index);
         let blocks_per_sm = self.resident_threads(entry, SGEMV_BATCHED_BLOCK)? / SGEMV_BATCHED_BLOCK;
         let (mut extra, mut columns) = (Vec::new(), None);
         let (grid, block) = match choice {
             HalfGemvChoice::VectorRows { lanes } => {
                 let rows = shape.m.saturating_mul(batch.count);
                 extra.push(lanes);
-                (vector_rows_grid(rows, lanes, self.sm_count(), blocks_per_sm), SGEMV_BATCHED_BLOCK)
+                let sizes = [std::mem::size_of::<A>(), std::mem::size_of::<X>()];
+                (vector_rows_grid(rows, shape.n, sizes, lanes, self.sm_count(), blocks_per_sm), SGEMV_BATCHED_BLOCK)
             }
             HalfGemvChoice::VectorColumns => {
                 let plan = vector_columns_plan(shape.m, shape.n, batch.count, self.sm_count(), blocks_per_sm);
@@ -180,15 +228,15 @@ impl GpuStream {
                 let kernel = launched_as(shape.op);
                 let threads_per_sm = self.resident_threads(entry, kernel.block())?;
                 let occupancy = Occupancy { sm_count: self.sm_count(), threads_per_sm };
-                let plan = SgemvPlan::in_layout(kernel, &shape, &layout, occupancy)?;
+                let plan = SgemvPlan::in_layout(kernel, shape, layout, occupancy)?;
                 (plan.grid as usize, plan.block)
             }
         };
         let grid = check_grid(grid, self.max_grid_x())?;
         let mut args = KernelArgs::new();
         args.slice("A", a).slice("x", x).usize(shape.m).usize(shape.n).usize(shape.lda);
-        args.f32(alpha).f32(opts.beta).out("y", y);
-        for value in SgemvExtra::Batched(layout).values().into_iter().chain(extra) {
+        args.f32(alpha).f32(beta).out("y", y);
+        for value in SgemvExtra::Batched(*layout).values().into_iter().chain(extra) {
             args.usize(value);
         }
         let mut q = self.lock()?;
@@ -209,9 +257,9 @@ impl GpuStream {
         // (kernels/src/sgemv/half_gemv.rs), the batched kernels' layout, which
         // `SgemvExtra::Batched` gives in that order; then `lanes` for the `_nv` entries, and
         // `lanes`, `rows_per_split`, partials and counters for the `_tv` entries.
-        // `validate_sized` checked, with the element sizes, the lengths of A, x and y for every
-        // problem, that y shares no byte with A or x and that the problems' y do not
-        // interleave; `work` at most empties the inner dimension. `half_gemv_choice` gives the
+        // The caller checked the call (lengths of A, x and y for every problem, y apart from
+        // A and x and from the other problems' y; at most an emptied inner dimension, which
+        // asks less of A and x). `half_gemv_choice` gives the
         // vectorized entries only with A's rows 16-byte aligned (Op::N: also incx = 1 and every
         // x aligned, `lanes` a power of two in 8..=32; Op::T: n a multiple of 8). Block and grid
         // are the batched kernel's plan for this layout, `vector_rows_grid`'s whole warps, or
@@ -234,15 +282,20 @@ mod tests {
                     for &y in ["f32", a].iter() {
                         let i =
                             half_gemv_index(a, x, y, op, false).unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
-                        assert_eq!(HALF_GEMV_KERNELS[i].op, op);
+                        assert_eq!(GEMV_KERNELS[i].op, op);
                         let v = half_gemv_index(a, x, y, op, true).expect("a vector kernel");
-                        assert_eq!(HALF_GEMV_KERNELS[v].op, op);
+                        assert_eq!(GEMV_KERNELS[v].op, op);
                     }
                 }
             }
             assert_eq!(half_gemv_index("f16", "bf16", "f32", op, false), None);
         }
-        assert_eq!(HALF_GEMV_KERNELS.len(), 32);
+        for &op in [Op::N, Op::T].iter() {
+            assert_eq!(half_gemv_index("f32", "f32", "f32", op, false), None, "sgemv_batched_n/_t");
+            let v = half_gemv_index("f32", "f32", "f32", op, true).expect("an f32 vector kernel");
+            assert_eq!(GEMV_KERNELS[v].op, op);
+        }
+        assert_eq!(GEMV_KERNELS.len(), 34);
         assert_eq!((<f32 as GemvVector<bf16>>::NAME, <bf16 as GemvVector<bf16>>::NAME), ("f32", "bf16"));
     }
 }

@@ -3,7 +3,8 @@
 use super::layout::SgemvLayout;
 use super::shape::SgemvShape;
 use crate::launch::{div_ceil, resident_blocks};
-use kernels::config::{SGEMV_BATCHED_BLOCK, SGEMV_BATCHED_ROWS, VECTOR_BYTES, WARP_SIZE};
+use kernels::config::{SGEMV_BATCHED_BLOCK, VECTOR_BYTES, WARP_SIZE};
+use kernels::sgemv::row_walk::RowWalk;
 use kernels::sgemv::Op;
 
 /// Which half-precision kernel runs a call.
@@ -46,11 +47,20 @@ pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize;
 }
 
 /// Blocks of `SGEMV_BATCHED_BLOCK` threads for the vectorized Op::N kernel over `rows` rows
-/// (every problem's) with `lanes` per row: one tile per warp, at most the resident blocks
-/// (`blocks_per_sm` each on `sm_count` SMs; warps then stride).
-pub fn vector_rows_grid(rows: usize, lanes: usize, sm_count: u32, blocks_per_sm: u32) -> usize {
+/// (every problem's) of `n` elements with `lanes` per row, `sizes` the bytes of A's and x's
+/// elements: one tile
+/// ([`RowWalk`]) per warp, at most the resident blocks (`blocks_per_sm` each on `sm_count`
+/// SMs; warps then stride).
+pub fn vector_rows_grid(
+    rows: usize,
+    n: usize,
+    sizes: [usize; 2],
+    lanes: usize,
+    sm_count: u32,
+    blocks_per_sm: u32,
+) -> usize {
     let warps = (SGEMV_BATCHED_BLOCK / WARP_SIZE) as usize;
-    let rows_per_block = warps * SGEMV_BATCHED_ROWS * (WARP_SIZE as usize / lanes);
+    let rows_per_block = warps * RowWalk::of(rows, n, sizes, lanes).rows_per_group() * (WARP_SIZE as usize / lanes);
     let resident = resident_blocks(SGEMV_BATCHED_BLOCK, sm_count, blocks_per_sm * SGEMV_BATCHED_BLOCK) as usize;
     div_ceil(rows, rows_per_block).clamp(1, resident.max(1))
 }
@@ -70,13 +80,18 @@ pub struct VectorColumnsPlan {
 /// `SGEMV_BATCHED_ROWS` loads, so that a split's fold and partials stay small beside its reads.
 const MIN_ROWS_PER_THREAD: usize = 8;
 
+/// Threads per row of the vectorized Op::T kernel at most: a warp reads 256 consecutive
+/// elements of a row, and the block's eight row groups keep `SGEMV_BATCHED_ROWS` rows each in
+/// flight, while 8 · lanes columns leave a thread of the block per column to fold.
+pub const MAX_COLUMN_LANES: usize = WARP_SIZE as usize;
+
 /// [`VectorColumnsPlan`] for `batch` problems of m × n (n a multiple of 8) on `sm_count` SMs
-/// keeping `blocks_per_sm` blocks each: the fewest threads per row (a power of two up to the
-/// block) covering n / 8, then rows split until the grid fills one wave, each split at least
-/// `MIN_ROWS_PER_THREAD` rows per thread.
+/// keeping `blocks_per_sm` blocks each: the fewest threads per row (a power of two up to
+/// [`MAX_COLUMN_LANES`]) covering n / 8, then rows split until the grid fills one wave, each
+/// split at least `MIN_ROWS_PER_THREAD` rows per thread.
 pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, blocks_per_sm: u32) -> VectorColumnsPlan {
     let block = SGEMV_BATCHED_BLOCK as usize;
-    let lanes = (n / 8).max(1).next_power_of_two().min(block);
+    let lanes = (n / 8).max(1).next_power_of_two().min(MAX_COLUMN_LANES);
     let tiles = div_ceil(n, 8 * lanes).max(1);
     let base = batch.saturating_mul(tiles).max(1);
     let wave = (sm_count as usize * blocks_per_sm.max(1) as usize).max(1);
@@ -133,10 +148,13 @@ mod tests {
         // Few rows: no split below 8 rows per thread (n = 64: 32 groups, 256 rows).
         assert_eq!(vector_columns_plan(512, 64, 32, 132, 4).splits, 2);
         assert_eq!(vector_columns_plan(255, 64, 1, 132, 4).splits, 1);
-        // Llama rows: 256 threads over 2048 columns, tiles by n.
+        // Llama rows: a warp over 256 columns, eight row groups, tiles by n.
         let p = vector_columns_plan(4096, 14336, 1, 132, 2);
-        assert_eq!((p.lanes, p.tiles, p.splits), (256, 7, 264 / 7));
-        assert_eq!(p.grid, 7 * p.splits);
+        assert_eq!((p.lanes, p.tiles, p.splits), (32, 56, 264 / 56));
+        assert_eq!(p.grid, 56 * p.splits);
+        let p = vector_columns_plan(4096, 4096, 1, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits, p.rows_per_split), (32, 16, 33, 125));
+        assert!(8 * p.lanes <= SGEMV_BATCHED_BLOCK as usize);
         // Enough tiles alone: one split, no partials.
         assert_eq!(vector_columns_plan(8192, 8, 1000, 132, 4).splits, 1);
         assert_eq!(
@@ -174,14 +192,18 @@ mod tests {
 
     #[test]
     fn vector_rows_grid_gives_each_warp_a_tile_up_to_the_resident_blocks() {
-        // 8 warps · 4 rows · (32 / lanes) groups per block.
-        assert_eq!(vector_rows_grid(1, 8, 132, 8), 1);
-        assert_eq!(vector_rows_grid(128, 8, 132, 8), 1);
-        assert_eq!(vector_rows_grid(129, 8, 132, 8), 2);
-        assert_eq!(vector_rows_grid(4096, 32, 132, 8), 128);
-        assert_eq!(vector_rows_grid(32 * 512, 8, 132, 8), 128);
-        assert_eq!(vector_rows_grid(128256, 32, 132, 8), 132 * 8);
-        assert_eq!(vector_rows_grid(0, 32, 132, 0), 1);
+        // 8 warps · rows per group · (32 / lanes) groups per block: short rows 8 per group,
+        // medium 4, long 1.
+        assert_eq!(vector_rows_grid(1, 64, [2, 2], 8, 132, 8), 1);
+        assert_eq!(vector_rows_grid(128, 64, [2, 2], 8, 132, 8), 1);
+        assert_eq!(vector_rows_grid(129, 64, [2, 2], 8, 132, 8), 2);
+        assert_eq!(vector_rows_grid(32 * 512, 64, [2, 2], 8, 132, 8), 128, "few rows: medium");
+        assert_eq!(vector_rows_grid(1 << 16, 64, [2, 2], 8, 132, 8), 256, "short");
+        assert_eq!(vector_rows_grid(1 << 16, 64, [4, 4], 8, 132, 8), 512, "f32: medium");
+        assert_eq!(vector_rows_grid(4096, 1024, [2, 2], 32, 132, 8), 128);
+        assert_eq!(vector_rows_grid(4096, 4096, [2, 2], 32, 132, 8), 512);
+        assert_eq!(vector_rows_grid(128256, 4096, [2, 2], 32, 132, 8), 132 * 8);
+        assert_eq!(vector_rows_grid(0, 64, [2, 2], 32, 132, 0), 1);
     }
 
     #[test]
@@ -200,7 +222,7 @@ mod tests {
                 other => panic!("{}: Op::N took {:?}", line, other),
             };
             // 132 SMs, 2 blocks each (the vector Op::N kernel's ~98 registers).
-            let grid = vector_rows_grid(count * m, lanes, 132, 2);
+            let grid = vector_rows_grid(count * m, n, [2, 2], lanes, 132, 2);
             assert!(grid >= 128, "{}: Op::N grid {}", line, grid);
             let t = SgemvLayout { batch: SgemvBatch { stride_x: m, stride_y: n, ..layout.batch }, ..layout };
             assert_eq!(half_gemv_choice(&shape(Op::T, m, n, n, 0, 0), &t, [2, 2, 2]), HalfGemvChoice::VectorColumns);

@@ -3,8 +3,8 @@
 //!
 //! Files: `shape` (what a call passes, checked: `SgemvCall` → `SgemvShape`), `layout`
 //! (incx/incy and strided batches, `SgemvLayout`), `half_gemv` (the same call with A in f16
-//! or bf16, `GpuStream::gemv`), `half_plan` (which half-precision kernel takes a call, and its
-//! launch), `dispatch` (`Auto`'s table and whether a named kernel can take a shape), `work`
+//! or bf16, `GpuStream::gemv`, and the 16-byte-load kernels a batched f32 call takes),
+//! `half_plan` (which of those kernels takes a call, and its launch), `dispatch` (`Auto`'s table and whether a named kernel can take a shape), `work`
 //! (BLAS's quick return, alpha = 0 and empty sums), `plan` (grid, block and typed extra
 //! arguments of one kernel for one shape). The planning types are public only with the
 //! `internals` feature.
@@ -26,6 +26,7 @@ use crate::gpu::{GpuStream, KernelArgs};
 use crate::launch::{check_grid, div_ceil};
 use crate::raw::view;
 use cust::memory::DeviceSlice;
+use half_gemv::f32_vector_pick;
 pub use half_gemv::{GemvVector, HalfWeight};
 use kernels::config::SGEMV_T_BLOCK;
 pub use kernels::sgemv::{Op, SgemvKernel};
@@ -215,6 +216,15 @@ impl GpuStream {
             SgemvWork::Nothing => return Ok(()),
             SgemvWork::Launch { kernel, shape, alpha } => (kernel, shape, alpha),
         };
+        if kernel == SgemvKernel::Auto && !layout.is_single() {
+            if let Some((index, choice)) = f32_vector_pick(&shape, &layout) {
+                // SAFETY: `validate_in` checked the call for f32 elements (lengths for every
+                // problem, y apart from A, x and the other problems' y), `work` at most emptied
+                // the inner dimension; `f32_vector_pick` gives the f32 entry of the op and
+                // `half_gemv_choice`'s choice for the call.
+                return unsafe { self.launch_gemv(index, choice, &shape, &layout, alpha, opts.beta, a, x, y) };
+            }
+        }
         let kernel = match layout.kernel_for(kernel, shape.op)? {
             SgemvKernel::Auto => self.auto_kernel(&shape)?,
             k => k,

@@ -1,5 +1,7 @@
-//! Half-precision gemv: A in f16 or bf16, x and y each f32 or A's type (cuBLAS's HSH/HSS and
-//! TST/TSS among them), products and sums in f32, a half-precision y rounded to nearest even.
+//! gemv by element types: A in f16 or bf16, x and y each f32 or A's type (cuBLAS's HSH/HSS and
+//! TST/TSS among them), products and sums in f32, a half-precision y rounded to nearest even;
+//! and f32 throughout with 16-byte loads (the `_nv`/`_tv` pair that `sgemv_batched`'s `Auto`
+//! takes for aligned layouts; its scalar kernels are `sgemv_batched_n`/`_t`).
 //! Every entry takes the batched layout (`incx`, `incy`, strides, `batch`) and runs the batched
 //! kernels' bodies ([`super::batched`]); the `_nv` entries (Op::N with 16-byte loads) take
 //! `lanes` per row after it and run [`super::vector_batched`]'s, the `_tv` entries (Op::T with
@@ -17,10 +19,10 @@
 //! (`_nv`) and `vector_columns::columns` (`_tv`).
 use super::kinds::Op;
 
-/// One half-precision gemv entry point: its PTX name, the element type names of A, x and y,
+/// One gemv entry point by element types: its PTX name, the element type names of A, x and y,
 /// and its op. Launched as the batched f32 kernel of the same op (`SgemvKernel::BatchedN`/`BatchedT`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HalfGemvEntry {
+pub struct GemvEntry {
     pub name: &'static str,
     pub a: &'static str,
     pub x: &'static str,
@@ -33,11 +35,11 @@ pub struct HalfGemvEntry {
 }
 
 /// The table below makes, from one line per kernel, its entry point (on the GPU) and its
-/// [`HalfGemvEntry`] (everywhere).
+/// [`GemvEntry`] (everywhere).
 macro_rules! half_gemv_kernels {
     ($($name:ident: $a:ident, $x:ident, $y:ident, $op:ident => $body:path $(, $extra:ident: $t:ty)*;)*) => {
-        /// Every half-precision gemv entry point, in the order the host resolves them.
-        pub const HALF_GEMV_KERNELS: &[HalfGemvEntry] = &[$(HalfGemvEntry {
+        /// Every gemv entry point by element types, in the order the host resolves them.
+        pub const GEMV_KERNELS: &[GemvEntry] = &[$(GemvEntry {
             name: stringify!($name),
             a: stringify!($a),
             x: stringify!($x),
@@ -101,4 +103,6 @@ half_gemv_kernels! {
     gemv_bf16_bf16_bf16_nv: bf16, bf16, bf16, N => super::vector_batched::rows, lanes: usize;
     gemv_bf16_bf16_bf16_t: bf16, bf16, bf16, T => super::batched::columns;
     gemv_bf16_bf16_bf16_tv: bf16, bf16, bf16, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_f32_f32_f32_nv: f32, f32, f32, N => super::vector_batched::rows, lanes: usize;
+    gemv_f32_f32_f32_tv: f32, f32, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
 }

@@ -19,6 +19,7 @@ use crate::config::{SGEMV_BLOCK, SGEMV_ROW_UNROLL};
 
 pub mod half_gemv;
 mod kinds;
+pub mod row_walk;
 pub use kinds::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch};
 
 gpu_modules!(

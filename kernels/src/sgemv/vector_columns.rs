@@ -6,15 +6,16 @@
 //! # Safety
 //! As [`super::batched`]'s, and: n a multiple of 8; A's base address, `lda` and `stride_a` (in
 //! bytes of A's type) multiples of 16; blocks of `SGEMV_BATCHED_BLOCK` threads; `lanes` a power
-//! of two dividing the block; grid = batch · ⌈n / (8 · lanes)⌉ · ⌈m / rows_per_split⌉ blocks;
+//! of two with 8 · lanes ≤ the block (a thread per column of the tile to fold); grid = batch · ⌈n / (8 · lanes)⌉ · ⌈m / rows_per_split⌉ blocks;
 //! with more than one split, `partials` holds splits · batch · n floats and `counters` one zeroed
 //! u32 per (problem, column tile) (left zeroed); with one, neither is touched.
 //!
 //! # Thread mapping
 //! Block b is (problem, column tile, split), split fastest. Thread t is lane t % lanes of row
 //! group t / lanes: it owns columns tile · 8 · lanes + 8 · (t % lanes) … + 7 and walks the
-//! split's rows group, group + groups, … (groups = block / lanes). The block folds its groups'
-//! sums in group order through shared memory; group 0 stores y, or the split's partials.
+//! split's rows group, group + groups, … (groups = block / lanes). Through shared memory,
+//! thread t < 8 · lanes then folds column t of the tile over the groups in group order and
+//! stores its y, or its split's partial; the tile's last block folds column t over the splits.
 use super::batched::{Batched, GemvElement};
 use super::tile_fold;
 use super::vector_batched::Vector8;
@@ -46,9 +47,8 @@ pub unsafe fn columns<A: Vector8, X: GemvElement, Y: GemvElement>(
     let tid = thread_idx_x() as usize;
     let (group, groups) = (tid / lanes, BLOCK / lanes);
     let col = tile * VECTOR * lanes + (tid % lanes) * VECTOR;
-    let live = col < n;
-    // A thread past n reads the tile's first columns (valid addresses) and stores nothing.
-    let a_b = a.add(problem * stride_a + if live { col } else { tile * VECTOR * lanes });
+    // A thread past n reads the tile's first columns (valid addresses); its sums are not stored.
+    let a_b = a.add(problem * stride_a + if col < n { col } else { tile * VECTOR * lanes });
     let x_b = x.add(problem * stride_x);
     let r1 = core::cmp::min((split + 1) * rows_per_split, m);
     let mut acc = [0.0f32; VECTOR];
@@ -77,20 +77,18 @@ pub unsafe fn columns<A: Vector8, X: GemvElement, Y: GemvElement>(
         *sums.add(tid * VECTOR + j) = acc[j];
     }
     sync_threads();
-    let mut total = [0.0f32; VECTOR];
-    if group == 0 {
+    // Thread t < 8 · lanes folds column t of the tile over the groups, in group order (group
+    // h's sums for the tile's columns sit at h · 8 · lanes …, column order).
+    let width = VECTOR * lanes;
+    let c = tile * width + tid;
+    let (mine, out) = (tid < width && c < n, problem * n + c);
+    let mut total = 0.0f32;
+    if mine {
         for h in 0..groups {
-            for j in 0..VECTOR {
-                total[j] += *sums.add((h * lanes + tid) * VECTOR + j);
-            }
+            total += *sums.add(h * width + tid);
         }
     }
-    let (mine, out) = (group == 0 && live, problem * n + col);
-    let store = |total: [f32; VECTOR]| {
-        for j in 0..VECTOR {
-            g.store(problem * stride_y + (col + j) * incy, total[j]);
-        }
-    };
+    let store = |total: f32| g.store(problem * stride_y + c * incy, total);
     if splits == 1 {
         if mine {
             store(total);
@@ -98,16 +96,12 @@ pub unsafe fn columns<A: Vector8, X: GemvElement, Y: GemvElement>(
         return;
     }
     if mine {
-        for j in 0..VECTOR {
-            write_volatile(partials.add(split * batch * n + out + j), total[j]);
-        }
+        write_volatile(partials.add(split * batch * n + out), total);
     }
     if tile_fold::last_of_tile(counters.add(problem * tiles + tile), splits as u32) && mine {
-        let mut folded = [0.0f32; VECTOR];
+        let mut folded = 0.0f32;
         for s in 0..splits {
-            for j in 0..VECTOR {
-                folded[j] += read_volatile(partials.add(s * batch * n + out + j));
-            }
+            folded += read_volatile(partials.add(s * batch * n + out));
         }
         store(folded);
     }

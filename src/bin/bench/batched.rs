@@ -12,8 +12,8 @@ use crate::harness::{
 use crate::timing::{gbps, median_ms};
 use cudakernels::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use cudakernels::{
-    bf16, half_gemv_entry_point, GemvVector, Gpu, GpuStream, Op, Result, SgemvBatch, SgemvKernel, SgemvLayout,
-    SgemvOptions, SgemvShape,
+    bf16, half_gemv_entry_point, sgemv_batched_entry_point, GemvVector, Gpu, GpuStream, Op, Result, SgemvBatch,
+    SgemvLayout, SgemvOptions, SgemvShape,
 };
 
 const TABLE: Table = Table::markdown(
@@ -31,7 +31,7 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let a = buffers(rotation(s, 4 * shape.a_len()), shape.a_len(), a_value)?;
         let copy = same_size_copy(s, &a, shape.bytes::<f32, f32, f32>())?;
         for &op in [Op::N, Op::T].iter() {
-            let row = Row { types: "f32", shape, op, copy, copy_bw, kernel: batched_kernel };
+            let row = Row { types: "f32", shape, op, copy, copy_bw, kernel: sgemv_batched_entry_point };
             let call = |s: &GpuStream, a: &_, x: &_, y: &mut _, batch, opts| {
                 s.sgemv_batched(shape.m, shape.n, a, x, y, batch, opts)
             };
@@ -86,11 +86,6 @@ struct Row {
     copy: f64,
     copy_bw: f64,
     kernel: fn(&SgemvShape, &SgemvLayout) -> &'static str,
-}
-
-/// The f32 entry point `Auto` runs for a batch (the attention shapes: more than one problem).
-fn batched_kernel(shape: &SgemvShape, layout: &SgemvLayout) -> &'static str {
-    layout.kernel_for(SgemvKernel::Auto, shape.op).map_or("?", |k| k.entry_point())
 }
 
 /// A cold copy moving as many bytes (read + write) as a call that moves `bytes`, from the

@@ -1,0 +1,68 @@
+//! How the 16-byte-load Op::N kernel (`vector_batched::rows`) walks rows: a pure function of
+//! the row length and the lanes per row, shared by the kernel and the host's grid.
+use crate::config::{SGEMV_BATCHED_ROWS, SGEMV_SHORT_MIN_ROWS, SGEMV_VECTOR_DEPTH};
+
+/// Elements of one 16-byte step of halves (two of f32): a lane's unit of a row.
+pub const ROW_STEP: usize = 8;
+
+/// The rows a group of lanes keeps in flight, by how many 8-element steps each lane has in a
+/// row. Every walk keeps about `SGEMV_VECTOR_DEPTH` loads of A per lane in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowWalk {
+    /// A and x in halves, at most one step per lane (attention heads of 64 or 128), at least
+    /// `SGEMV_SHORT_MIN_ROWS` rows in all:
+    /// `SGEMV_VECTOR_DEPTH` rows at once, x loaded once per tile when the tile lies in one
+    /// problem. (With f32 in A or x such rows walk as `Medium`: the registers of twice the
+    /// bytes per step would halve the resident blocks.)
+    Short,
+    /// Between: `SGEMV_BATCHED_ROWS` rows, two steps of each at once.
+    Medium,
+    /// `SGEMV_VECTOR_DEPTH` steps or more per lane (rows of 2048 halves or more): one row at a
+    /// time, that many steps of it at once, so that a tile is one row and the last wave is short.
+    Long,
+}
+
+impl RowWalk {
+    /// The walk for `rows` rows (every problem's) of `n` elements, `lanes` lanes each, with
+    /// `sizes` the bytes of an element of A and of x.
+    pub const fn of(rows: usize, n: usize, sizes: [usize; 2], lanes: usize) -> RowWalk {
+        let steps = n / ROW_STEP;
+        if steps <= lanes && sizes[0] == 2 && sizes[1] == 2 && rows >= SGEMV_SHORT_MIN_ROWS {
+            RowWalk::Short
+        } else if steps >= SGEMV_VECTOR_DEPTH * lanes {
+            RowWalk::Long
+        } else {
+            RowWalk::Medium
+        }
+    }
+
+    /// Rows a group of lanes takes per tile.
+    pub const fn rows_per_group(self) -> usize {
+        match self {
+            RowWalk::Short => SGEMV_VECTOR_DEPTH,
+            RowWalk::Medium => SGEMV_BATCHED_ROWS,
+            RowWalk::Long => 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_follow_the_steps_per_lane() {
+        assert_eq!(RowWalk::of(1 << 20, 64, [2, 2], 8), RowWalk::Short);
+        assert_eq!(RowWalk::of(1 << 20, 64, [4, 4], 8), RowWalk::Medium, "f32");
+        assert_eq!(RowWalk::of(1 << 20, 64, [2, 4], 8), RowWalk::Medium, "f32 x");
+        assert_eq!(RowWalk::of(1 << 20, 135, [2, 2], 16), RowWalk::Short, "16 whole steps and a tail");
+        assert_eq!(RowWalk::of(1 << 20, 136, [2, 2], 32), RowWalk::Short);
+        assert_eq!(RowWalk::of(1 << 20, 300, [2, 2], 32), RowWalk::Medium);
+        assert_eq!(RowWalk::of(1 << 20, 2047, [2, 2], 32), RowWalk::Medium);
+        assert_eq!(RowWalk::of(1 << 20, 2048, [2, 2], 32), RowWalk::Long);
+        assert_eq!(RowWalk::of(1 << 20, 2048, [4, 4], 32), RowWalk::Long);
+        assert_eq!(RowWalk::of(1 << 20, 14336, [2, 2], 32), RowWalk::Long);
+        assert_eq!(RowWalk::of(SGEMV_SHORT_MIN_ROWS - 1, 64, [2, 2], 8), RowWalk::Medium, "few rows");
+        assert_eq!(RowWalk::Long.rows_per_group(), 1);
+    }
+}
