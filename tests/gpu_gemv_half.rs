@@ -216,8 +216,12 @@ fn vector_kernels_on_attention_decode() {
     let gpu = handle.default_stream();
     let mut rng = Rng::fresh("gemv_half_attention");
     // Scores (Op::N: K · q) and values (Op::T: Vᵀ · p): one cache (kv × head) per head,
-    // problems back to back; the values split their rows across blocks.
-    for &(heads, kv, head) in [(32usize, 512usize, 64usize), (64, 512, 128), (32, 4096, 64), (32, 4096, 128)].iter() {
+    // problems back to back; the values split their rows across blocks. From 2^16 rows the
+    // scores walk eight rows per group, tiles inside one problem: 70 × 1000 and 9 × 8000 end
+    // each problem with a partial tile, and 72 columns add a tail of 8 per row.
+    let caches =
+        [(32usize, 512usize, 64usize), (64, 512, 128), (32, 4096, 64), (32, 4096, 128), (70, 1000, 64), (9, 8000, 72)];
+    for &(heads, kv, head) in caches.iter() {
         for &op in [Op::N, Op::T].iter() {
             let (x_len, y_len) = if op == Op::N { (head, kv) } else { (kv, head) };
             let batch = SgemvBatch { count: heads, stride_a: kv * head, stride_x: x_len, stride_y: y_len };
