@@ -21,7 +21,6 @@ use super::row_tiles::for_each_tile;
 use super::row_walk::{RowWalk, ROW_STEP};
 use crate::config::{SGEMV_BATCHED_ROWS, SGEMV_VECTOR_DEPTH, WARP_SIZE};
 use crate::halves::HalfFloat;
-use crate::ops::Sum;
 use crate::thread::load_v4;
 use crate::warp;
 use half::{bf16, f16};
