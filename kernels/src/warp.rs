@@ -1,5 +1,5 @@
 //! Warp level: reductions across lanes through register shuffles ([`crate::shuffle`]).
-use crate::ops::ReduceOp;
+use crate::ops::{ReduceOp, Sum};
 use crate::shuffle::Shuffle;
 
 const FULL_MASK: u32 = 0xffff_ffff;
@@ -92,10 +92,6 @@ pub unsafe fn group_sums<const K: usize>(mut v: [f32; K], lanes: u32) -> (f32, u
         half /= 2;
         mask /= 2;
     }
-    let mut s = v[0];
-    while mask > 0 {
-        s += s.shfl_xor(mask);
-        mask /= 2;
-    }
-    (s, k)
+    // The lanes below bit `lanes / K` hold parts of the same sum: fold them as one group.
+    (group_reduce::<Sum<f32>>(v[0], lanes / K as u32), k)
 }

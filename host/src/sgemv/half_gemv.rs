@@ -4,7 +4,7 @@
 //! 16-byte aligned rows of A take the vectorized entries instead (Op::N with `incx == 1`,
 //! Op::T with n a multiple of 8; [`half_gemv_choice`], a pure function of the call).
 use super::half_plan::{half_gemv_choice, vector_columns_plan, vector_rows_grid, HalfGemvChoice};
-use super::layout::{SgemvBatch, SgemvLayout};
+use super::layout::{batched_kernel, SgemvBatch, SgemvLayout};
 use super::options::SgemvOptions;
 use super::plan::{Occupancy, SgemvExtra, SgemvPlan};
 use super::shape::{RawSlice, SgemvCall, SgemvShape};
@@ -81,7 +81,7 @@ pub(super) fn f32_vector_pick(shape: &SgemvShape, layout: &SgemvLayout) -> Optio
 pub fn sgemv_batched_entry_point(shape: &SgemvShape, layout: &SgemvLayout) -> &'static str {
     match f32_vector_pick(shape, layout) {
         Some((index, _)) => GEMV_KERNELS[index].name,
-        None => launched_as(shape.op).entry_point(),
+        None => batched_kernel(shape.op).entry_point(),
     }
 }
 
@@ -93,15 +93,6 @@ pub fn half_gemv_entry_point<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
     layout: &SgemvLayout,
 ) -> &'static str {
     GEMV_KERNELS[half_gemv_pick::<A, X, Y>(shape, layout).0].name
-}
-
-/// The f32 kernel whose launch (block, plan) the half-precision kernels of `op` share.
-fn launched_as(op: Op) -> SgemvKernel {
-    if op == Op::N {
-        SgemvKernel::BatchedN
-    } else {
-        SgemvKernel::BatchedT
-    }
 }
 
 impl GpuStream {
@@ -225,7 +216,7 @@ impl GpuStream {
                 (plan.grid, SGEMV_BATCHED_BLOCK)
             }
             HalfGemvChoice::Scalar => {
-                let kernel = launched_as(shape.op);
+                let kernel = batched_kernel(shape.op);
                 let threads_per_sm = self.resident_threads(entry, kernel.block())?;
                 let occupancy = Occupancy { sm_count: self.sm_count(), threads_per_sm };
                 let plan = SgemvPlan::in_layout(kernel, shape, layout, occupancy)?;

@@ -14,6 +14,16 @@ pub struct SgemvBatch {
     pub stride_y: usize,
 }
 
+/// The scalar batched kernel of `op`: `Auto`'s kernel for any layout but the single one (where
+/// no 16-byte kernel takes it), and the launch the scalar half-precision entries share.
+pub fn batched_kernel(op: Op) -> SgemvKernel {
+    if op == Op::N {
+        SgemvKernel::BatchedN
+    } else {
+        SgemvKernel::BatchedT
+    }
+}
+
 impl SgemvBatch {
     /// One problem.
     pub const ONE: SgemvBatch = SgemvBatch { count: 1, stride_a: 0, stride_x: 0, stride_y: 0 };
@@ -86,7 +96,7 @@ impl SgemvLayout {
         let batched = |k: SgemvKernel| k.entry().map_or(false, |e| e.launch.batched());
         match kernel {
             _ if self.is_single() => Ok(kernel),
-            SgemvKernel::Auto => Ok(if op == Op::N { SgemvKernel::BatchedN } else { SgemvKernel::BatchedT }),
+            SgemvKernel::Auto => Ok(batched_kernel(op)),
             k if batched(k) => Ok(k),
             k => Err(Error::Unsupported {
                 what: format!("{:?} takes one problem with incx = incy = 1 (BatchedN/BatchedT take any layout)", k),
