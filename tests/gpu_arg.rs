@@ -9,7 +9,10 @@ use common::{download, gpu, upload, Rng};
 use cudakernels::cust::memory::{DeviceBuffer, DevicePointer, DeviceSlice};
 use cudakernels::{bf16, f16, ArgOp, Error, GpuStream, ValueIndex, TYPED_TYPES};
 
-const LENGTHS: [usize; 15] = [0, 1, 15, 16, 17, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097, (1 << 20) + 5];
+/// 128,259: an LLM's logits and 3, a value call of 2 to 64 blocks for every type (each block
+/// publishes and the host folds; `ARG_HOST_FOLD_BLOCKS`); 2^20 + 5: more blocks (the last
+/// block folds). The host's unit tests check both grids.
+const LENGTHS: [usize; 16] = [0, 1, 15, 16, 17, 31, 32, 33, 255, 256, 257, 4095, 4096, 4097, 128_259, (1 << 20) + 5];
 const OFFSETS: usize = 16;
 
 /// Value calls and (at a few offsets) `_into` forms of the three ops over `view`, against `host`.

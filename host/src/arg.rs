@@ -7,7 +7,9 @@
 //!   so `argmax(x).value` is bit-equal to `max(x)` (both NaN when any element is, argmax's
 //!   with the first NaN's bits).
 //! - An empty input is `Error::Empty`. Views may start at any element.
-//! - Every call is one deterministic launch (16-byte vector loads, last-block finish).
+//! - Every call is one deterministic launch (16-byte vector loads, last-block finish). A value
+//!   call of at most `ARG_HOST_FOLD_BLOCKS` blocks has each block publish its pair to the host,
+//!   which folds them in the kernels' order (the ticket and last-block fold leave its latency).
 use crate::entries::arg_entry;
 use crate::error::{Error, Result};
 use crate::gpu::{byte_span, check_overlap, Enqueue, GpuStream, KernelArgs, ResultSlot};
@@ -15,7 +17,9 @@ use crate::launch::{fast_launch, vectorized_grid};
 use crate::raw::view;
 use crate::typed::TypedElement;
 use cust::memory::{DeviceCopy, DeviceSlice};
+use kernels::arg_order::{pick, ArgKey, Largest, Smallest};
 pub use kernels::config::ValueIndex;
+use kernels::config::ARG_HOST_FOLD_BLOCKS;
 
 /// An arg reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -56,7 +60,8 @@ struct ArgSlot {
     slot: ResultSlot,
 }
 
-/// Enqueues `op` over `input` storing to `out`; `Error::Empty` on empty input.
+/// Enqueues `op` over `input` storing to `out`, returning the grid; `Error::Empty` on empty
+/// input.
 ///
 /// # Safety
 /// `out.values`/`out.indices` are 0 or the device-addressable addresses of `op.results()` `T`
@@ -67,7 +72,7 @@ unsafe fn enqueue_arg<T: TypedElement>(
     op: ArgOp,
     input: &DeviceSlice<T>,
     out: ArgSlot,
-) -> Result<()> {
+) -> Result<u32> {
     if input.is_empty() {
         return Err(Error::Empty { op: op.name() });
     }
@@ -86,7 +91,23 @@ unsafe fn enqueue_arg<T: TypedElement>(
     // `partials` holds `op.results()` pairs per block of `grid`, `counter` is the stream's zeroed
     // ticket, the outputs are this function's contract; the block comes from `FAST_LAUNCH`,
     // whole warps up to `MAX_BLOCK` (any grid). The scratch is this stream's, locked in `q`.
-    unsafe { q.launch(entry, grid, block, &args) }
+    unsafe { q.launch(entry, grid, block, &args) }?;
+    Ok(grid)
+}
+
+/// The result of a value call whose blocks each published theirs (`ARG_HOST_FOLD_BLOCKS` or
+/// fewer), folded in block order by the kernels' own [`pick`]: the pair the last block would
+/// pick (the first index of the furthest key wins in any order); argminmax's `[0]` toward the
+/// min, `[1]` toward the max.
+fn fold_blocks<T: ArgKey, const K: usize>(op: ArgOp, blocks: &[[ValueIndex<T>; K]]) -> [ValueIndex<T>; K] {
+    let mut acc = blocks[0];
+    for b in &blocks[1..] {
+        for (k, (a, &v)) in acc.iter_mut().zip(b).enumerate() {
+            let largest = op == ArgOp::ArgMax || (op == ArgOp::ArgMinMax && k == 1);
+            *a = if largest { pick::<T, Largest>(*a, v) } else { pick::<T, Smallest>(*a, v) };
+        }
+    }
+    acc
 }
 
 fn need<A: DeviceCopy>(what: &'static str, out: &DeviceSlice<A>, len: usize) -> Result<()> {
@@ -155,7 +176,7 @@ impl GpuStream {
         let out = ArgSlot { values, indices, slot: ResultSlot::device(0) };
         // SAFETY: `values` and `indices` hold `op.results()` elements each (checked above), lent
         // for the enqueue; their free would wait for the kernel.
-        unsafe { enqueue_arg(&mut self.lock()?, op, input, out) }
+        unsafe { enqueue_arg(&mut self.lock()?, op, input, out) }.map(|_| ())
     }
 
     /// [`GpuStream::arg_into`] with [`ArgOp::ArgMin`].
@@ -360,11 +381,15 @@ impl GpuStream {
             });
         }
         let out = ArgSlot { values: 0, indices: 0, slot };
-        // SAFETY: the tagged words are this stream's locked scratch, `TAGGED_WORDS` of them: room
-        // for two `ValueIndex<f64>` in 32-bit chunks.
-        unsafe { enqueue_arg(&mut q, op, input, out)? };
-        // SAFETY: a `ValueIndex<T>` is an integer or float and a u64 (with padding): any bytes
-        // of its fields are valid.
+        // SAFETY: the tagged words are this stream's locked scratch: room for two
+        // `ValueIndex<f64>` in 32-bit chunks from each of `ARG_HOST_FOLD_BLOCKS` blocks.
+        let grid = unsafe { enqueue_arg(&mut q, op, input, out)? };
+        // SAFETY (both): a `ValueIndex<T>` is an integer or float and a u64 (with padding): any
+        // bytes of its fields are valid.
+        if grid <= ARG_HOST_FOLD_BLOCKS {
+            let blocks = unsafe { q.read_tagged::<ValueIndex<T>, K>(slot, grid as usize)? };
+            return Ok(fold_blocks(op, &blocks));
+        }
         unsafe { q.read_value::<ValueIndex<T>, K>(slot) }
     }
 }
@@ -391,5 +416,38 @@ mod tests {
         let v = ValueIndex { value: 7u16, index: 9 };
         let at = &v.index as *const u64 as usize - &v as *const ValueIndex<u16> as usize;
         assert_eq!(at, 8, "the kernels' chunks put the index at byte 8");
+    }
+
+    fn vi<T>(value: T, index: u64) -> ValueIndex<T> {
+        ValueIndex { value, index }
+    }
+
+    #[test]
+    fn blocks_fold_to_the_first_index_of_the_extreme() {
+        // Block 2 had no element (the identity: -inf, no index); ties go to the smaller index
+        // whatever the block order; the first NaN wins both ways.
+        let max = [[vi(2.0f32, 40)], [vi(3.0, 70)], [vi(f32::NEG_INFINITY, u64::MAX)], [vi(3.0, 5)]];
+        assert_eq!(fold_blocks(ArgOp::ArgMax, &max), [vi(3.0, 5)]);
+        assert_eq!(fold_blocks(ArgOp::ArgMin, &[[vi(-0.0f32, 9)], [vi(0.0, 1)]]), [vi(-0.0, 9)]);
+        let nan = [[vi(1.0f64, 3)], [vi(f64::NAN, 12)], [vi(-f64::NAN, 8)]];
+        assert_eq!(fold_blocks(ArgOp::ArgMax, &nan)[0].index, 8);
+        assert_eq!(fold_blocks(ArgOp::ArgMin, &nan)[0].index, 8);
+        let both = [[vi(5u8, 0), vi(5u8, 0)], [vi(1, 17), vi(9, 30)], [vi(1, 16), vi(9, 31)]];
+        assert_eq!(fold_blocks(ArgOp::ArgMinMax, &both), [vi(1, 16), vi(9, 30)]);
+        assert_eq!(fold_blocks(ArgOp::ArgMax, &[[vi(-7i32, 3)]]), [vi(-7, 3)]);
+    }
+
+    #[test]
+    fn logits_take_the_host_fold_and_a_mebibyte_the_last_block() {
+        // Any GPU keeps at least 64 blocks of 256 threads resident, so no grid here is clamped.
+        let grid = |bytes: usize| {
+            let (block, grain) = fast_launch(bytes);
+            vectorized_grid(bytes, block, grain, 132, 2048)
+        };
+        for size in [1, 2, 4, 8] {
+            let g = grid(128_259 * size);
+            assert!((2..=ARG_HOST_FOLD_BLOCKS).contains(&g), "{} bytes per element: {} blocks", size, g);
+            assert!(grid(((1 << 20) + 5) * size) > ARG_HOST_FOLD_BLOCKS, "{} bytes per element", size);
+        }
     }
 }

@@ -14,9 +14,11 @@ use crate::launch::{fast_launch, vectorized_grid};
 use crate::raw::view;
 use cust::memory::{DeviceCopy, DeviceSlice};
 pub use half::{bf16, f16};
+use kernels::arg_order::ArgKey;
 
-/// An element type of the typed reductions.
-pub trait TypedElement: DeviceCopy + Default + Copy + std::fmt::Debug {
+/// An element type of the typed reductions (and the arg reductions, which order it by
+/// [`ArgKey`]).
+pub trait TypedElement: DeviceCopy + Default + Copy + std::fmt::Debug + ArgKey {
     const NAME: &'static str;
     /// The sum's accumulator.
     type Sum: DeviceCopy + bytemuck::Zeroable + Default + Copy + std::fmt::Debug;

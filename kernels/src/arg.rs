@@ -11,21 +11,30 @@
 //! `counter` is a u32 that is 0 before the launch (the kernel leaves it 0); `tagged` is null and
 //! `values` and `indices` hold one element each (two for argminmax: min, then max), or `tagged`
 //! holds the 8-byte aligned, device-addressable words of a value call, which take the result
-//! instead, tagged with `seq` ([`crate::publish`]).
+//! instead, tagged with `seq` ([`crate::publish`]). A value call's grid of at most
+//! [`ARG_HOST_FOLD_BLOCKS`] blocks publishes every block's result, block `b`'s at word
+//! `b · CHUNKS` (`CHUNKS` = 4, 8 for argminmax), for the host to fold in block order with
+//! [`crate::arg_order::pick`]; `tagged` then holds that many words.
 //!
 //! # Thread mapping
 //! As [`crate::thread::fold_vectorized`]: vector `i` goes to global thread `i mod (threads in
 //! grid)`; see [`crate::thread::fold_arg_vectorized`] for how indices are kept.
+pub use crate::config::ARG_HOST_FOLD_BLOCKS;
 #[cfg(target_os = "cuda")]
 use crate::{
     block::{self, Store},
     config::{MinMax as Pair, ValueIndex},
-    ops::arg::{ArgMax, ArgMin, ArgMinMax},
-    publish::{publish, Bits},
+    ops::{
+        arg::{ArgMax, ArgMin, ArgMinMax},
+        ReduceOp,
+    },
+    publish::{publish, Bits, Chunks},
     thread::fold_arg_vectorized,
 };
 #[cfg(target_os = "cuda")]
 use cuda_std::prelude::*;
+#[cfg(target_os = "cuda")]
+use cuda_std::thread::{block_idx_x, grid_dim_x, thread_idx_x};
 #[cfg(target_os = "cuda")]
 use half::{bf16, f16};
 
@@ -68,6 +77,24 @@ impl<T: Bits> Store<Pair<ValueIndex<T>>> for ArgOut<T> {
     }
 }
 
+/// Hands on block result `v` (valid in thread 0): a small value call's block publishes it for
+/// the host's fold; otherwise the last block folds every block's and stores the result.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn finish<O: ReduceOp, T>(v: O::Acc, partials: *mut O::Acc, counter: *mut u32, out: ArgOut<T>)
+where
+    O::Acc: Chunks,
+    ArgOut<T>: Store<O::Acc>,
+{
+    if !out.tagged.is_null() && grid_dim_x() <= ARG_HOST_FOLD_BLOCKS {
+        if thread_idx_x() == 0 {
+            publish(v, out.tagged.add(block_idx_x() as usize * <O::Acc as Chunks>::CHUNKS), out.seq);
+        }
+        return;
+    }
+    block::finish_last_block::<O, _>(v, partials, counter, out);
+}
+
 /// One entry point `$name` reducing `$e` with arg operator `$op` into accumulator `$acc`.
 macro_rules! arg_entry {
     ($name:ident: $e:ty => $op:ty, $acc:ty) => {
@@ -78,8 +105,7 @@ macro_rules! arg_entry {
             seq: u32,
         ) {
             let v = block::reduce::<$op>(fold_arg_vectorized::<$e, $op>(input));
-            let out = ArgOut { values, indices, tagged, seq };
-            block::finish_last_block::<$op, _>(v, partials, counter, out);
+            finish::<$op, $e>(v, partials, counter, ArgOut { values, indices, tagged, seq });
         }
     };
 }

@@ -24,6 +24,10 @@ pub const VECTOR_UNROLL: u32 = 4;
 /// matching row. Smaller blocks shorten the launch and the tail on small inputs; 1024-thread
 /// blocks stream best on large ones (docs/results/2026-11-21-h200/raw-output.md, fast-path tuning).
 pub const FAST_LAUNCH: [(usize, u32, u32); 3] = [(8 << 20, 256, 4), (64 << 20, 512, 4), (usize::MAX, 1024, 4)];
+/// Arg value calls of at most this many blocks publish every block's result to the host, which
+/// folds them: the ticket, fence and last-block fold leave the call's critical path. 64 covers
+/// an LLM's logits (128,256 of them take 16 blocks in bf16, 32 in f32) with 4 KiB of host words.
+pub const ARG_HOST_FOLD_BLOCKS: u32 = 64;
 /// Block size of the second-pass kernel that folds per-block partials.
 pub const FINISH_BLOCK: u32 = 1024;
 

@@ -1,5 +1,6 @@
 //! The GPU side of the library: `no_std` kernels that `build.rs` compiles to PTX with
-//! rustc_codegen_nvvm, and the constants the host shares with them ([`config`]).
+//! rustc_codegen_nvvm, and what the host shares with them: the constants ([`config`]) and the
+//! arg reductions' order ([`arg_order`]), by which the host folds a small value call's blocks.
 //!
 //! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]; the 16-bit
 //! floats' in [`halves`], the min/max folds in [`packed`]), per-thread loads and folds
@@ -22,6 +23,7 @@ macro_rules! gpu_modules {
 }
 
 pub mod arg;
+pub mod arg_order;
 pub mod axis;
 pub mod axis_arg;
 pub mod config;

@@ -9,9 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// 64-bit words of the result slots: the largest value call result, argminmax's two
 /// `ValueIndex<f64>`.
 pub(super) const RESULT_WORDS: usize = 4;
-/// Tagged words a value call's result takes at most: argminmax's two `ValueIndex<f64>` in
+/// Tagged words one value call result takes at most: argminmax's two `ValueIndex<f64>` in
 /// 32-bit chunks.
-pub(super) const TAGGED_WORDS: usize = 8;
+pub(super) const RESULT_CHUNKS: usize = 8;
+/// Tagged words of a stream: one result per block of an arg value call whose blocks publish
+/// (`ARG_HOST_FOLD_BLOCKS`).
+pub(super) const TAGGED_WORDS: usize = RESULT_CHUNKS * kernels::config::ARG_HOST_FOLD_BLOCKS as usize;
 
 /// Initial size of the partials and flagged scratch (in 64-bit words).
 const INITIAL_SCRATCH_WORDS: usize = 1024;
@@ -102,7 +105,7 @@ impl Scratch {
 
     /// The first `n` tagged words.
     pub(super) fn tagged_words(&self, n: usize) -> &[AtomicU64] {
-        assert!(n <= TAGGED_WORDS, "a value call's result takes at most {} tagged words", TAGGED_WORDS);
+        assert!(n <= TAGGED_WORDS, "a value call's results take at most {} tagged words", TAGGED_WORDS);
         // SAFETY: the page-locked buffer holds `TAGGED_WORDS` u64s, aligned as u64s are (8 bytes
         // on every 64-bit target, as AtomicU64), and lives as long as `self`. The host touches
         // them only through these atomics; kernels store whole aligned words at system scope.

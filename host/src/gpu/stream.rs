@@ -3,7 +3,7 @@
 use super::context::Entered;
 use super::device::{device_methods, LoadedDevice};
 use super::queue::Queue;
-use super::scratch::{words, Scratch, Sequence, RESULT_WORDS, TAGGED_WORDS};
+use super::scratch::{words, Scratch, Sequence, RESULT_CHUNKS, RESULT_WORDS};
 use crate::error::{Check, Error, Result};
 use cust::memory::DeviceCopy;
 use cust::stream::{Stream, StreamFlags};
@@ -196,25 +196,41 @@ impl<'a> Enqueue<'a> {
     /// # Safety
     /// `E` is an integer or float type: any bytes of its size are a valid `E`.
     pub(crate) unsafe fn read_value<E: Copy, const K: usize>(&mut self, slot: ResultSlot) -> Result<[E; K]> {
-        let bytes = K * std::mem::size_of::<E>();
         if slot.tagged == 0 {
             // SAFETY: any bytes are a valid E (this function's contract).
-            return unsafe { self.copy_value(bytes) };
+            return unsafe { self.copy_value(K * std::mem::size_of::<E>()) };
         }
-        let chunks = (bytes + 3) / 4;
-        let words = match spin_for_tagged(self.scratch.tagged_words(chunks), slot.seq, VALUE_SPIN) {
-            Some(words) => words,
-            None => {
-                self.scratch.value_fallbacks += 1;
-                self.stream.synchronize()?;
-                let words = load_words(self.scratch.tagged_words(chunks));
-                let tags_ok = words[..chunks].iter().all(|&w| tag(w) == slot.seq);
-                assert!(tags_ok, "a value call's kernel finished without publishing sequence number {}", slot.seq);
-                words
-            }
-        };
         // SAFETY: any bytes are a valid E (this function's contract).
-        Ok(unsafe { from_chunks(&words[..chunks]) })
+        Ok(unsafe { self.read_tagged::<E, K>(slot, 1)? }[0])
+    }
+
+    /// The `K` results of type `E` of each of `blocks` blocks, stored one after another in the
+    /// tagged words of `slot` (a value call's; each block's result starts at a whole word):
+    /// waited for as in [`Enqueue::read_value`].
+    ///
+    /// # Safety
+    /// As [`Enqueue::read_value`]: any bytes are a valid `E`.
+    pub(crate) unsafe fn read_tagged<E: Copy, const K: usize>(
+        &mut self,
+        slot: ResultSlot,
+        blocks: usize,
+    ) -> Result<Vec<[E; K]>> {
+        assert!(slot.tagged != 0, "tagged words to read");
+        let chunks = (K * std::mem::size_of::<E>() + 3) / 4;
+        let tagged = self.scratch.tagged_words(chunks * blocks);
+        let mut words = vec![0u64; tagged.len()];
+        if !spin_for_tagged(tagged, slot.seq, VALUE_SPIN, &mut words) {
+            self.scratch.value_fallbacks += 1;
+            self.stream.synchronize()?;
+            let tagged = self.scratch.tagged_words(words.len());
+            for (w, t) in words.iter_mut().zip(tagged) {
+                *w = t.load(Ordering::Acquire);
+            }
+            let tags_ok = words.iter().all(|&w| tag(w) == slot.seq);
+            assert!(tags_ok, "a value call's kernel finished without publishing sequence number {}", slot.seq);
+        }
+        // SAFETY: any bytes are a valid E (this function's contract).
+        Ok(words.chunks_exact(chunks).map(|c| unsafe { from_chunks(c) }).collect())
     }
 
     /// Copies the device result slot's first `bytes` to the host slot, waits, and reads them.
@@ -269,34 +285,30 @@ fn tag(word: u64) -> u32 {
     (word >> 32) as u32
 }
 
-/// Each of `words` loaded once. The kernel stores each word with one aligned 64-bit
+/// Spins until every one of `words` carries tag `seq`, for at most `budget`; whether they all
+/// did. Each word is loaded until it carries the tag and is then copied to `out` from that same
+/// load, never read again. The kernel stores each word with one aligned 64-bit
 /// `st.relaxed.sys` (`kernels::publish`): single-copy atomic at system scope, for every observer
 /// of that scope, this CPU included, over PCIe as on coherent (Grace) hosts; this aligned 64-bit
 /// atomic load then sees one call's whole word, never halves of two. A chunk travels in the same
 /// word as its tag, so no other read depends on an ordering; Acquire costs nothing on x86.
-fn load_words(words: &[AtomicU64]) -> [u64; TAGGED_WORDS] {
-    let mut loaded = [0; TAGGED_WORDS];
-    for (l, w) in loaded.iter_mut().zip(words) {
-        *l = w.load(Ordering::Acquire);
-    }
-    loaded
-}
-
-/// Spins until every one of `words` carries tag `seq`, for at most `budget`: the words then.
-fn spin_for_tagged(words: &[AtomicU64], seq: u32, budget: Duration) -> Option<[u64; TAGGED_WORDS]> {
+fn spin_for_tagged(words: &[AtomicU64], seq: u32, budget: Duration, out: &mut [u64]) -> bool {
     let start = Instant::now();
-    let mut spins = 0u32;
-    loop {
-        let loaded = load_words(words);
-        if loaded[..words.len()].iter().all(|&w| tag(w) == seq) {
-            return Some(loaded);
+    let (mut ready, mut spins) = (0, 0u32);
+    while ready < words.len() {
+        let w = words[ready].load(Ordering::Acquire);
+        if tag(w) == seq {
+            out[ready] = w;
+            ready += 1;
+            continue;
         }
         spins = spins.wrapping_add(1);
         if spins % 256 == 0 && start.elapsed() > budget {
-            return None;
+            return false;
         }
         std::hint::spin_loop();
     }
+    true
 }
 
 /// `K` values of `E` from the 32-bit chunks in the low halves of `words`: chunk `i` holds the
@@ -306,7 +318,7 @@ fn spin_for_tagged(words: &[AtomicU64], seq: u32, budget: Duration) -> Option<[u
 /// # Safety
 /// Any bytes are a valid `E` (an integer or float type).
 unsafe fn from_chunks<E: Copy, const K: usize>(words: &[u64]) -> [E; K] {
-    let mut bytes = [0u8; 4 * TAGGED_WORDS];
+    let mut bytes = [0u8; 4 * RESULT_CHUNKS];
     for (b, &w) in bytes.chunks_exact_mut(4).zip(words) {
         b.copy_from_slice(&(w as u32).to_le_bytes());
     }
@@ -345,7 +357,7 @@ mod tests {
         assert_eq!(unsafe { from_chunks::<u64, 1>(&tagged(u64::MAX - 5, 3)) }, [u64::MAX - 5]);
         let pair = |value, index| kernels::config::ValueIndex { value, index };
         let both = [pair(f, u64::MAX - 1), pair(-0.0f64, 1 << 33)];
-        assert_eq!(tagged(both, 5).len(), TAGGED_WORDS, "argminmax of f64 takes every tagged word");
+        assert_eq!(tagged(both, 5).len(), RESULT_CHUNKS, "argminmax of f64 takes the most chunks");
         // SAFETY: f64s and u64s.
         assert_eq!(
             unsafe { from_chunks::<kernels::config::ValueIndex<f64>, 2>(&tagged(both, 5)) }
@@ -360,36 +372,46 @@ mod tests {
         words.iter().map(|&w| AtomicU64::new(w)).collect()
     }
 
+    /// `spin_for_tagged` over `words`: the words it copied when all carry `seq` in time.
+    fn spin(words: &[AtomicU64], seq: u32, budget: Duration) -> Option<Vec<u64>> {
+        let mut out = vec![0; words.len()];
+        spin_for_tagged(words, seq, budget, &mut out).then(|| out)
+    }
+
     #[test]
     fn only_words_under_this_calls_number_are_taken() {
         let budget = Duration::from_micros(200);
         // The last call's words, and a mix of the last and this call's: not taken.
-        assert_eq!(spin_for_tagged(&atomics(&tagged([1.5f64, 2.5], 41)), 42, budget), None);
+        assert_eq!(spin(&atomics(&tagged([1.5f64, 2.5], 41)), 42, budget), None);
         let mut mixed = tagged([1.5f64, 2.5], 42);
         mixed[3] = tagged([1.5f64, 9.5], 41)[3];
-        assert_eq!(spin_for_tagged(&atomics(&mixed), 42, budget), None);
+        assert_eq!(spin(&atomics(&mixed), 42, budget), None);
         // Zeroed words carry tag 0, which no call uses.
-        assert_eq!(spin_for_tagged(&atomics(&[0; TAGGED_WORDS]), 1, budget), None);
-        let words = spin_for_tagged(&atomics(&tagged([1.5f64, 2.5], 42)), 42, budget).expect("all tagged");
+        assert_eq!(spin(&atomics(&[0; RESULT_CHUNKS]), 1, budget), None);
+        let words = spin(&atomics(&tagged([1.5f64, 2.5], 42)), 42, budget).expect("all tagged");
         // SAFETY: f64.
         assert_eq!(unsafe { from_chunks::<f64, 2>(&words) }, [1.5, 2.5]);
     }
 
     #[test]
     fn chunks_stored_in_any_order_by_another_thread_are_all_waited_for() {
-        let words = Arc::new(atomics(&tagged([0u32, 0], 6)));
+        // Two blocks' results, as a small arg value call publishes them.
+        let last = [tagged([0u32, 0], 6), tagged([0u32, 0], 6)].concat();
+        let words = Arc::new(atomics(&last));
         let writer = {
             let words = words.clone();
             std::thread::spawn(move || {
-                for (i, &w) in tagged([0xa5a5_a5a5u32, 17], 7).iter().enumerate().rev() {
+                let this = [tagged([0xa5a5_a5a5u32, 17], 7), tagged([3u32, 4], 7)].concat();
+                for (i, &w) in this.iter().enumerate().rev() {
                     std::thread::sleep(Duration::from_millis(2));
                     words[i].store(w, Ordering::Release);
                 }
             })
         };
-        let got = spin_for_tagged(&words, 7, Duration::from_secs(10)).expect("published within the budget");
+        let got = spin(&words, 7, Duration::from_secs(10)).expect("published within the budget");
         writer.join().unwrap();
         // SAFETY: u32.
-        assert_eq!(unsafe { from_chunks::<u32, 2>(&got) }, [0xa5a5_a5a5, 17]);
+        assert_eq!(unsafe { from_chunks::<u32, 2>(&got[..2]) }, [0xa5a5_a5a5, 17]);
+        assert_eq!(unsafe { from_chunks::<u32, 2>(&got[2..]) }, [3, 4]);
     }
 }

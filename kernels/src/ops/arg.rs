@@ -1,11 +1,11 @@
 //! Arg operators: argmin, argmax and argminmax as reductions over (value, index) pairs.
 //!
-//! Order: integers as usual; floats by IEEE 754 total order except that every NaN is the
-//! extreme for both directions (above +inf for argmax, below -inf for argmin), and -0.0 is
-//! below +0.0 — the order of [`super::Ordered`]'s min/max, so an argmax's value is the max's.
-//! Ties (equal keys, all NaNs equal) go to the smallest index: the first NaN wins, as in
-//! `torch.argmax`.
+//! Order: [`crate::arg_order`] (shared with the host), the order of [`super::Ordered`]'s
+//! min/max, so an argmax's value is the max's. Ties (equal keys, all NaNs equal) go to the
+//! smallest index: the first NaN wins, as in `torch.argmax`.
 use super::{Element, Ordered, ReduceOp};
+use crate::arg_order::{pick, ArgKey, End};
+pub use crate::arg_order::{Largest, Smallest};
 use crate::config::{MinMax as Pair, ValueIndex};
 use crate::packed::byte_vec_extreme;
 use crate::shuffle::Shuffle;
@@ -14,13 +14,8 @@ use core::marker::PhantomData;
 /// The index of a pair that holds no element yet: above every real index, so it loses ties.
 pub const NO_INDEX: u64 = u64::MAX;
 
-/// An element type the arg operators order: a comparison key per direction.
-pub trait ArgElement: Ordered + Element {
-    /// Ordered as the element, NaN above everything (argmax's key).
-    type Key: PartialOrd + Copy;
-    fn max_key(self) -> Self::Key;
-    /// The same, NaN below everything (argmin's key).
-    fn min_key(self) -> Self::Key;
+/// An element type the arg operators order: [`ArgKey`]'s keys, and a 16-byte vector's extremes.
+pub trait ArgElement: ArgKey + Ordered + Element {
     /// The largest element of the 16-byte vector `w` in `max_key` order (lane by lane here;
     /// bytes and halves override it with packed instructions).
     #[inline(always)]
@@ -42,28 +37,17 @@ pub trait ArgElement: Ordered + Element {
     }
 }
 
-macro_rules! arg_int {
-    ($($t:ty),*) => {$(
-        impl ArgElement for $t {
-            type Key = $t;
-            #[inline(always)]
-            fn max_key(self) -> $t { self }
-            #[inline(always)]
-            fn min_key(self) -> $t { self }
-        }
-    )*};
-}
-arg_int!(u16, i16, u32, i32);
+impl ArgElement for u16 {}
+impl ArgElement for i16 {}
+impl ArgElement for u32 {}
+impl ArgElement for i32 {}
+impl ArgElement for f32 {}
+impl ArgElement for f64 {}
 
-/// Bytes: keys as integers, vector extremes packed ([`byte_vec_extreme`]).
+/// Bytes: vector extremes packed ([`byte_vec_extreme`]).
 macro_rules! arg_byte {
     ($($t:ty: $flip:expr),*) => {$(
         impl ArgElement for $t {
-            type Key = $t;
-            #[inline(always)]
-            fn max_key(self) -> $t { self }
-            #[inline(always)]
-            fn min_key(self) -> $t { self }
             #[inline(always)]
             fn vec_max(w: &[u32; 4]) -> $t { (byte_vec_extreme::<true>(w, $flip) ^ ($flip as u32) as u8) as $t }
             #[inline(always)]
@@ -73,35 +57,16 @@ macro_rules! arg_byte {
 }
 arg_byte!(u8: 0, i8: 0x8080_8080);
 
-/// Floats keyed by their bits as a signed integer, negatives' magnitude bits flipped: IEEE
-/// total order (-0.0 below +0.0); NaN then mapped to the key's extreme. Halves also name their
-/// packed max and min, which fold a vector two lanes at a time.
-macro_rules! arg_float {
-    ($($t:ty => $k:ty, $u:ty $(, packed $max:literal $min:literal)?);*) => {$(
+/// Halves: a vector folded two lanes at a time by the packed max and min.
+macro_rules! arg_half {
+    ($($t:ty: $max:literal $min:literal);*) => {$(
         impl ArgElement for $t {
-            type Key = $k;
             #[inline(always)]
-            fn max_key(self) -> $k {
-                if self.is_nan() { <$k>::MAX } else { total_key!(self, $k, $u) }
-            }
+            fn vec_max(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $max)) }
             #[inline(always)]
-            fn min_key(self) -> $k {
-                if self.is_nan() { <$k>::MIN } else { total_key!(self, $k, $u) }
-            }
-            $(
-                #[inline(always)]
-                fn vec_max(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $max)) }
-                #[inline(always)]
-                fn vec_min(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $min)) }
-            )?
+            fn vec_min(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $min)) }
         }
     )*};
-}
-macro_rules! total_key {
-    ($v:expr, $k:ty, $u:ty) => {{
-        let s = $v.to_bits() as $k;
-        s ^ (((s >> (<$k>::BITS - 1)) as $u) >> 1) as $k
-    }};
 }
 /// The packed 16-bit op `$inst` over a vector's four words, then over the two halves left.
 macro_rules! packed_halves {
@@ -118,47 +83,19 @@ macro_rules! packed_halves {
         op(acc, acc >> 16) as u16
     }};
 }
-arg_float!(
-    f32 => i32, u32;
-    f64 => i64, u64;
-    half::f16 => i16, u16, packed "max.NaN.f16x2" "min.NaN.f16x2";
-    half::bf16 => i16, u16, packed "max.NaN.bf16x2" "min.NaN.bf16x2"
-);
+arg_half!(half::f16: "max.NaN.f16x2" "min.NaN.f16x2"; half::bf16: "max.NaN.bf16x2" "min.NaN.bf16x2");
 
-/// Which end an arg operator looks for.
-pub trait Direction<T: ArgElement> {
+/// Which end an arg operator looks for: the shared order's [`End`], with its identity and a
+/// vector's extreme.
+pub trait Direction<T: ArgElement>: End<T> {
     /// The value a pair with no element starts from (the direction's identity).
     const START: T;
-    /// This direction's key of `x` ([`ArgElement::max_key`] or [`ArgElement::min_key`]).
-    fn key(x: T) -> T::Key;
-    /// Whether key `a` is strictly further toward this end than key `b`.
-    fn further(a: T::Key, b: T::Key) -> bool;
-    /// Whether `a` is strictly further toward this end than `b`.
-    #[inline(always)]
-    fn beats(a: T, b: T) -> bool {
-        Self::further(Self::key(a), Self::key(b))
-    }
     /// The extreme of one 16-byte vector's elements, in the order of `beats`.
     fn vec_extreme(w: &[u32; 4]) -> T;
 }
 
-/// argmax's direction.
-#[derive(Clone, Copy)]
-pub struct Largest;
-/// argmin's direction.
-#[derive(Clone, Copy)]
-pub struct Smallest;
-
 impl<T: ArgElement> Direction<T> for Largest {
     const START: T = T::LOWEST;
-    #[inline(always)]
-    fn key(x: T) -> T::Key {
-        x.max_key()
-    }
-    #[inline(always)]
-    fn further(a: T::Key, b: T::Key) -> bool {
-        a > b
-    }
     #[inline(always)]
     fn vec_extreme(w: &[u32; 4]) -> T {
         T::vec_max(w)
@@ -167,25 +104,9 @@ impl<T: ArgElement> Direction<T> for Largest {
 impl<T: ArgElement> Direction<T> for Smallest {
     const START: T = T::HIGHEST;
     #[inline(always)]
-    fn key(x: T) -> T::Key {
-        x.min_key()
-    }
-    #[inline(always)]
-    fn further(a: T::Key, b: T::Key) -> bool {
-        a < b
-    }
-    #[inline(always)]
     fn vec_extreme(w: &[u32; 4]) -> T {
         T::vec_min(w)
     }
-}
-
-/// The pair of the two that wins in direction `D`: the further value, else the smaller index.
-#[inline(always)]
-pub fn pick<T: ArgElement, D: Direction<T>>(a: ValueIndex<T>, b: ValueIndex<T>) -> ValueIndex<T> {
-    let take_b = D::beats(b.value, a.value) || (!D::beats(a.value, b.value) && b.index < a.index);
-    // Field by field: a select of whole pairs would keep them in local memory.
-    ValueIndex { value: if take_b { b.value } else { a.value }, index: if take_b { b.index } else { a.index } }
 }
 
 /// The arg reduction toward `D`'s end; see [`ArgMax`] and [`ArgMin`].

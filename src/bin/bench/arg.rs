@@ -4,9 +4,9 @@
 //! run: `native_peers` section arg (CUB ArgMax/ArgMin, and ArgMax + pinned copy + stream sync)
 //! and `torch_peers.py` section argmax.
 use crate::harness::{
-    buffers, for_every_type, per_call_us, rotation,
+    buffers, for_every_type, per_call_us, rotation, same_size_bw,
     Fmt::{Fixed, Percent, Text},
-    Pattern, Table, REPS, WARMUP,
+    Pattern, Table, BYTES, REPS, WARMUP,
 };
 use crate::timing::{gbps, median_ms};
 use cudakernels::cust::memory::DeviceBuffer;
@@ -17,32 +17,36 @@ const VOCAB: usize = 128_256;
 /// Timed value calls of the latency rows.
 const VALUE_CALLS: usize = 5000;
 
-const TABLE: Table =
-    Table::markdown("| type | op | median µs | GB/s | % of copy |", &[Text, Text, Fixed(1), Fixed(0), Percent(1)]);
+const TABLE: Table = Table::markdown(
+    "| type | op | median µs | GB/s | % of copy | % of same-size copy |",
+    &[Text, Text, Fixed(1), Fixed(0), Percent(1), Percent(1)],
+);
 const LATENCY: Table =
     Table::markdown("| call | n | median µs | mean µs | check |", &[Text, Text, Fixed(2), Fixed(2), Text]);
 
 pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     let s = gpu.default_stream();
     println!("### Arg reductions, 2^28 bytes per input (cold: rotated)\n");
+    let copy_bw = (copy_bw, same_size_bw(s)?);
     TABLE.header();
     for_every_type!(rows(s, copy_bw));
     println!();
     latency(gpu)
 }
 
-/// Every arg op on element type `T` over its [`Pattern`], results to device memory.
-fn rows<T: Pattern>(s: &GpuStream, copy_bw: f64) -> Result<()> {
-    let bytes = 1usize << 28;
-    let n = bytes / std::mem::size_of::<T>();
-    let bufs = buffers(rotation(s, bytes), n, T::pattern)?;
+/// Every arg op on element type `T` over its [`Pattern`], results to device memory; `copy_bw`
+/// = (1 GiB copy, same-size copy).
+fn rows<T: Pattern>(s: &GpuStream, copy_bw: (f64, f64)) -> Result<()> {
+    let n = BYTES / std::mem::size_of::<T>();
+    let bufs = buffers(rotation(s, BYTES), n, T::pattern)?;
     let mut values = buffers(1, 2, |_| T::default())?;
     let mut indices = buffers(1, 2, |_| 0u64)?;
     for &op in ArgOp::ALL.iter() {
         let ms =
             median_ms(s, WARMUP, REPS, |i| s.arg_into(op, &bufs[i % bufs.len()], &mut values[0], &mut indices[0]))?;
-        let bw = gbps(bytes, ms);
-        TABLE.row(&[T::NAME.into(), op.name().into(), (ms * 1e3).into(), bw.into(), (100.0 * bw / copy_bw).into()]);
+        let bw = gbps(BYTES, ms);
+        let (all, same) = (100.0 * bw / copy_bw.0, 100.0 * bw / copy_bw.1);
+        TABLE.row(&[T::NAME.into(), op.name().into(), (ms * 1e3).into(), bw.into(), all.into(), same.into()]);
     }
     Ok(())
 }

@@ -112,6 +112,18 @@ pub fn same_size_copy_ms(gpu: &GpuStream, srcs: &[DeviceBuffer<f32>], len: usize
     copy_ms(gpu, srcs, &mut dst[0], (bytes / 8).min(len))
 }
 
+/// Bytes of every input of the typed and arg sections.
+pub const BYTES: usize = 1 << 28;
+
+/// GB/s (as [`gbps`] counts a kernel's bytes) of a cold copy moving `BYTES` (read + write),
+/// printed: the reference of the typed and arg sections' `% of same-size copy`.
+pub fn same_size_bw(s: &GpuStream) -> Result<f64> {
+    let srcs = buffers(rotation(s, BYTES / 2), BYTES / 8, |i| i as f32)?;
+    let bw = gbps(BYTES, same_size_copy_ms(s, &srcs, BYTES / 8, BYTES)?);
+    println!("Same-size copy (2^27 bytes read, 2^27 written, cold): {:.0} GB/s\n", bw);
+    Ok(bw)
+}
+
 /// GB/s of a device-to-device copy of 1 GiB (read + write): the reference of every `% of copy`.
 pub fn copy_bandwidth(gpu: &GpuStream) -> Result<f64> {
     let bytes = 1usize << 30;

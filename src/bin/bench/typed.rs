@@ -1,9 +1,9 @@
 //! The typed reductions: every op on every element type, 2^28 bytes per input, cold (inputs
 //! rotated past L2), against the 1 GiB copy and a cold copy moving as many bytes.
 use crate::harness::{
-    buffers, for_every_type, rotation, same_size_copy_ms,
+    buffers, for_every_type, rotation, same_size_bw,
     Fmt::{Fixed, Percent, Text},
-    Pattern, Table, REPS, WARMUP,
+    Pattern, Table, BYTES, REPS, WARMUP,
 };
 use crate::timing::{gbps, median_ms};
 use cudakernels::{Gpu, GpuStream, Result, TypedOp};
@@ -12,21 +12,10 @@ const TABLE: Table = Table::markdown(
     "| type | op | median µs | GB/s | % of copy | % of same-size copy |",
     &[Text, Text, Fixed(1), Fixed(0), Percent(1), Percent(1)],
 );
-/// Bytes of every input.
-const BYTES: usize = 1 << 28;
-
-/// GB/s (as [`gbps`] counts a kernel's bytes) of a cold copy moving `BYTES` (read + write).
-fn same_size_bw(s: &GpuStream) -> Result<f64> {
-    let srcs = buffers(rotation(s, BYTES / 2), BYTES / 8, |i| i as f32)?;
-    Ok(gbps(BYTES, same_size_copy_ms(s, &srcs, BYTES / 8, BYTES)?))
-}
-
 pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     let s = gpu.default_stream();
-    let same_bw = same_size_bw(s)?;
     println!("### Typed reductions, 2^28 bytes per input (cold: rotated)\n");
-    println!("Same-size copy (2^27 bytes read, 2^27 written, cold): {:.0} GB/s\n", same_bw);
-    let copy_bw = (copy_bw, same_bw);
+    let copy_bw = (copy_bw, same_size_bw(s)?);
     TABLE.header();
     for_every_type!(rows(s, copy_bw));
     println!();
