@@ -12,18 +12,17 @@
 //! `values` and `indices` hold one element each (two for argminmax: min, then max), or `tagged`
 //! holds the 8-byte aligned, device-addressable words of a value call, which take the result
 //! instead, tagged with `seq` ([`crate::publish`]). A value call's grid of at most
-//! [`ARG_HOST_FOLD_BLOCKS`] blocks publishes every block's result, block `b`'s at word
+//! [`crate::config::ARG_HOST_FOLD_BLOCKS`] blocks publishes every block's result, block `b`'s at word
 //! `b · CHUNKS` (`CHUNKS` = 4, 8 for argminmax), for the host to fold in block order with
 //! [`crate::arg_order::pick`]; `tagged` then holds that many words.
 //!
 //! # Thread mapping
 //! As [`crate::thread::fold_vectorized`]: vector `i` goes to global thread `i mod (threads in
 //! grid)`; see [`crate::thread::fold_arg_vectorized`] for how indices are kept.
-pub use crate::config::ARG_HOST_FOLD_BLOCKS;
 #[cfg(target_os = "cuda")]
 use crate::{
     block::{self, Store},
-    config::{MinMax as Pair, ValueIndex},
+    config::{MinMax as Pair, ValueIndex, ARG_HOST_FOLD_BLOCKS},
     ops::{
         arg::{ArgMax, ArgMin, ArgMinMax},
         ReduceOp,
