@@ -37,24 +37,18 @@ macro_rules! float_keys {
             type Key = $k;
             #[inline(always)]
             fn max_key(self) -> $k {
-                if self.is_nan() { <$k>::MAX } else { total_key(self.to_bits() as $k) }
+                if self.is_nan() { <$k>::MAX } else { (self.to_bits() as $k).flip_negative() }
             }
             #[inline(always)]
             fn min_key(self) -> $k {
-                if self.is_nan() { <$k>::MIN } else { total_key(self.to_bits() as $k) }
+                if self.is_nan() { <$k>::MIN } else { (self.to_bits() as $k).flip_negative() }
             }
         }
     )*};
 }
 float_keys!(f32 => i32; f64 => i64; half::f16 => i16; half::bf16 => i16);
 
-/// A float's bits `s` (as a signed integer) with the magnitude bits of negatives flipped.
-#[inline(always)]
-fn total_key<K: SignedBits>(s: K) -> K {
-    s.flip_negative()
-}
-
-/// Signed integers whose magnitude bits flip when negative.
+/// A float's bits as a signed integer, whose magnitude bits flip when negative.
 trait SignedBits: Copy {
     fn flip_negative(self) -> Self;
 }

@@ -200,8 +200,11 @@ impl<'a> Enqueue<'a> {
             // SAFETY: any bytes are a valid E (this function's contract).
             return unsafe { self.copy_value(K * std::mem::size_of::<E>()) };
         }
+        let chunks = (K * std::mem::size_of::<E>() + 3) / 4;
+        let mut words = [0u64; RESULT_CHUNKS];
+        self.wait_tagged(slot.seq, &mut words[..chunks])?;
         // SAFETY: any bytes are a valid E (this function's contract).
-        Ok(unsafe { self.read_tagged::<E, K>(slot, 1)? }[0])
+        Ok(unsafe { from_chunks(&words[..chunks]) })
     }
 
     /// The `K` results of type `E` of each of `blocks` blocks, stored one after another in the
@@ -217,20 +220,27 @@ impl<'a> Enqueue<'a> {
     ) -> Result<Vec<[E; K]>> {
         assert!(slot.tagged != 0, "tagged words to read");
         let chunks = (K * std::mem::size_of::<E>() + 3) / 4;
-        let tagged = self.scratch.tagged_words(chunks * blocks);
-        let mut words = vec![0u64; tagged.len()];
-        if !spin_for_tagged(tagged, slot.seq, VALUE_SPIN, &mut words) {
-            self.scratch.value_fallbacks += 1;
-            self.stream.synchronize()?;
-            let tagged = self.scratch.tagged_words(words.len());
-            for (w, t) in words.iter_mut().zip(tagged) {
-                *w = t.load(Ordering::Acquire);
-            }
-            let tags_ok = words.iter().all(|&w| tag(w) == slot.seq);
-            assert!(tags_ok, "a value call's kernel finished without publishing sequence number {}", slot.seq);
-        }
+        let mut words = vec![0u64; chunks * blocks];
+        self.wait_tagged(slot.seq, &mut words)?;
         // SAFETY: any bytes are a valid E (this function's contract).
         Ok(words.chunks_exact(chunks).map(|c| unsafe { from_chunks(c) }).collect())
+    }
+
+    /// The first `out.len()` tagged words once each carries tag `seq`: spun for, for at most
+    /// `VALUE_SPIN`, then (a long kernel, a fault) read as written after a wait for the stream.
+    fn wait_tagged(&mut self, seq: u32, out: &mut [u64]) -> Result<()> {
+        let n = out.len();
+        if spin_for_tagged(self.scratch.tagged_words(n), seq, VALUE_SPIN, out) {
+            return Ok(());
+        }
+        self.scratch.value_fallbacks += 1;
+        self.stream.synchronize()?;
+        for (w, t) in out.iter_mut().zip(self.scratch.tagged_words(n)) {
+            *w = t.load(Ordering::Acquire);
+        }
+        let tags_ok = out.iter().all(|&w| tag(w) == seq);
+        assert!(tags_ok, "a value call's kernel finished without publishing sequence number {}", seq);
+        Ok(())
     }
 
     /// Copies the device result slot's first `bytes` to the host slot, waits, and reads them.
