@@ -17,8 +17,10 @@
 //! [`crate::arg_order::pick`]; `tagged` then holds that many words.
 //!
 //! # Thread mapping
-//! As [`crate::thread::fold_vectorized`]: vector `i` goes to global thread `i mod (threads in
-//! grid)`; see [`crate::thread::fold_arg_vectorized`] for how indices are kept.
+//! Warp-contiguous batches: warp `w` of the grid's `W` takes batches `w, w + W, …` of 128
+//! consecutive 16-byte vectors, lane `l` vectors `l + 32j` of each; the misaligned head and tail
+//! elements as in [`crate::thread::fold_vectorized`]. See [`crate::thread::fold_arg_vectorized`]
+//! for how indices are kept.
 #[cfg(target_os = "cuda")]
 use crate::{
     block::{self, Store},

@@ -1,5 +1,5 @@
 //! Thread level: vector loads and each thread's share of a device-wide reduction.
-use crate::config::{VECTOR_BYTES, VECTOR_UNROLL};
+use crate::config::{VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE};
 use crate::ops::arg::{ArgElement, ArgFold};
 use crate::ops::{Element, Fold};
 use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
@@ -142,10 +142,14 @@ pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane:
     acc
 }
 
-/// This thread's (value, index) pair(s) of `input` for arg operator `O`, with the loads of
-/// [`fold_vectorized`] (same head, tail and thread mapping): each 16-byte vector's extreme is
-/// found value-only and only the first vector with the thread's furthest extreme is kept
-/// ([`crate::ops::arg::Track`]); its lane is found at the end by loading that vector again.
+/// This thread's (value, index) pair(s) of `input` for arg operator `O`, with the head and tail
+/// of [`fold_vectorized`]: each 16-byte vector's extreme is found value-only and only the first
+/// vector with the thread's furthest extreme is kept ([`crate::ops::arg::Track`]); its lane is
+/// found at the end by loading that vector again.
+/// Thread mapping: warp-contiguous batches. Warp `w` of the grid's `W` takes batches
+/// `w, w + W, w + 2W, …` of `4 × 32` consecutive vectors; lane `l` takes vectors `l`, `l + 32`,
+/// `l + 64` and `l + 96` of each, so a thread's vectors still ascend. One warp's batch is 2 KiB
+/// of consecutive memory (grid-strided batches spread a thread's four loads over the grid).
 #[inline(always)]
 pub unsafe fn fold_arg_vectorized<E: ArgElement, O: ArgFold<E>>(input: &[E]) -> O::Acc {
     let (n, base) = (input.len(), input.as_ptr());
@@ -159,31 +163,37 @@ pub unsafe fn fold_arg_vectorized<E: ArgElement, O: ArgFold<E>>(input: &[E]) -> 
         acc = O::combine(acc, O::element(*base.add(tail + gid), (tail + gid) as u64));
     }
     let vecs = base.add(head) as *const [u32; 4];
-    let unroll = VECTOR_UNROLL as usize;
-    let batch = |i: usize| load_batch(vecs, i, stride);
-    let mut state = O::start(gid);
-    let mut i = gid;
-    if O::PREFETCH && i + (unroll - 1) * stride < nvec {
+    const LANES: usize = WARP_SIZE as usize;
+    const BATCH: usize = VECTOR_UNROLL as usize * LANES;
+    let (lane, step) = (gid % LANES, stride / LANES * BATCH);
+    let batch = |i: usize| load_batch(vecs, i, LANES);
+    // This lane's four vectors of the batch at `i` are all in range.
+    let whole = |i: usize| i + BATCH - LANES < nvec;
+    let mut i = gid / LANES * BATCH + lane;
+    let mut state = O::start(i);
+    if O::PREFETCH && whole(i) {
         // The same batches in the same order, each one's loads issued before the last is seen.
         let mut current = batch(i);
         let mut at = i;
-        i += unroll * stride;
-        while i + (unroll - 1) * stride < nvec {
+        i += step;
+        while whole(i) {
             let next = batch(i);
-            O::see4(&mut state, &current, at, stride);
+            O::see4(&mut state, &current, at, LANES);
             current = next;
             at = i;
-            i += unroll * stride;
+            i += step;
         }
-        O::see4(&mut state, &current, at, stride);
+        O::see4(&mut state, &current, at, LANES);
     }
-    while i + (unroll - 1) * stride < nvec {
-        O::see4(&mut state, &batch(i), i, stride);
-        i += unroll * stride;
+    while whole(i) {
+        O::see4(&mut state, &batch(i), i, LANES);
+        i += step;
     }
-    while i < nvec {
+    // The vectors of the one partial batch, if it is this warp's.
+    let end = i + BATCH;
+    while i < nvec && i < end {
         O::see(&mut state, &load_v4(vecs.add(i)), i);
-        i += stride;
+        i += LANES;
     }
     O::combine(acc, O::resolve(state, nvec, head, |v| load_v4(vecs.add(v))))
 }
