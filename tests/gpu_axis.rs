@@ -1,6 +1,7 @@
 //! Reductions along an axis on the GPU: sum, min, max and minmax of every row, column and
 //! segment, every type, under `Auto` and named strategies, at edge shapes (0, 1, 31, 32, 33, a
-//! block ±1), padded rows (lda > n), views 1..15 elements into a buffer, with extremes, NaN,
+//! block ±1), padded rows (lda > n, and lda a multiple of 16 for the vector columns kernel),
+//! views 1..15 elements into a buffer, with extremes, NaN,
 //! ±inf and ±0 placed in rows; outputs poisoned first; compared with a CPU reference (exact for
 //! integers and min/max, float sums within the bound of their summation depth).
 mod common;
@@ -29,6 +30,12 @@ const SHAPES: [(usize, usize); 16] = [
     (2, 100_003),
 ];
 
+/// Padding that makes lda a multiple of 16 elements above n: every row 16-byte aligned, so the
+/// columns kernel reads a vector of columns per thread, the last one partial unless 16 | n.
+fn aligned_pad(n: usize) -> usize {
+    (n + 16) / 16 * 16 - n
+}
+
 fn every_shape<T: Reference>(test: &str, specials: &[T]) {
     let handle = match gpu(test) {
         Some(g) => g,
@@ -37,7 +44,7 @@ fn every_shape<T: Reference>(test: &str, specials: &[T]) {
     let s = handle.default_stream();
     let mut rng = Rng::fresh(test);
     for &(m, n) in SHAPES.iter() {
-        for &(pad, offset) in [(0, 0), (3, 1 + rng.below(15))].iter() {
+        for &(pad, offset) in [(0, 0), (3, 1 + rng.below(15)), (aligned_pad(n), 0)].iter() {
             let case = Case::new(&mut rng, m, n, pad, offset, specials);
             let ctx = format!("seed {} {} {}x{} lda {} offset {}", rng.seed, T::NAME, m, n, n + pad, offset);
             run_case(s, &case, Axis::Rows, AxisStrategy::Auto, &ctx);
@@ -112,9 +119,12 @@ fn named_strategies() {
             run_case(s, &case, Axis::Rows, AxisStrategy::Rows { lanes, chunks }, &ctx);
         }
     }
+    // The same shape with 16-byte aligned rows: a float4 of columns per thread, the last partial.
+    let aligned = Case::<f32>::new(&mut rng, 37, 1029, aligned_pad(1029), 0, &[f32::NAN, -0.0]);
     for &tile in [1, 32, 64, 256].iter() {
         for &splits in [1, 5, 40].iter() {
             run_case(s, &case, Axis::Columns, AxisStrategy::Columns { tile, splits }, &ctx);
+            run_case(s, &aligned, Axis::Columns, AxisStrategy::Columns { tile, splits }, &ctx);
         }
     }
     // A contiguous column is a row: Auto and named rows kernels take it.

@@ -1,5 +1,6 @@
 //! argmin and argmax along an axis on the GPU: every row, column and segment, every type,
-//! u32 and u64 indices, m and n in {0, 1, 31, 32, 33, 255, 257}, padded rows (lda > n), views
+//! u32 and u64 indices, m and n in {0, 1, 31, 32, 33, 255, 257}, padded rows (lda > n, and
+//! lda a multiple of 16: 16-byte aligned rows, a vector of columns per thread), views
 //! 1..15 elements in; each line one of the arg cases (ties at the ends, all equal, integer
 //! MIN/MAX, NaN first/middle/last and several, ±0); `Auto` and named (split) strategies;
 //! outputs poisoned first; values (bits) and indices compared exactly with a CPU reference;
@@ -22,7 +23,7 @@ fn every_shape<T: ArgRef>(test: &str) {
     let mut rng = Rng::fresh(test);
     for &m in SIZES.iter() {
         for &n in SIZES.iter() {
-            for &(pad, offset) in [(0, 0), (3, 1 + rng.below(15))].iter() {
+            for &(pad, offset) in [(0, 0), (3, 1 + rng.below(15)), ((n + 16) / 16 * 16 - n, 0)].iter() {
                 let shape = AxisShape::new(m, n).with_lda(n + pad);
                 let ctx = format!("seed {} {} {}x{} lda {} offset {}", rng.seed, T::NAME, m, n, n + pad, offset);
                 for &axis in [Axis::Rows, Axis::Columns].iter() {
@@ -99,10 +100,15 @@ fn named<T: ArgRef>(test: &str) {
         }
     }
     let (buffer, lines) = matrix::<T>(&mut rng, shape, 5, Axis::Columns);
+    // Rows 16-byte aligned (lda a multiple of 16, no offset): a vector of columns per thread.
+    let aligned = AxisShape::new(37, 1029).with_lda(1040);
+    let (aligned_buffer, aligned_lines) = matrix::<T>(&mut rng, aligned, 0, Axis::Columns);
     for &tile in [1, 32, 256].iter() {
         for &splits in [1, 5, 40].iter() {
             let strategy = AxisStrategy::Columns { tile, splits };
             run_along::<T, u64>(s, (&buffer, &lines), 5, shape, Axis::Columns, strategy, &ctx);
+            let data = (&aligned_buffer[..], &aligned_lines[..]);
+            run_along::<T, u64>(s, data, 0, aligned, Axis::Columns, strategy, &ctx);
         }
     }
     for &(m, n, axis) in [(2, 100_003, Axis::Rows), (5000, 33, Axis::Columns), (100_001, 1, Axis::Columns)].iter() {

@@ -150,10 +150,13 @@ fn axis_shapes_plan_within_the_kernels_limits() {
         match case {
             axis_shapes::AxisCase::Dense { m, n } => {
                 for &axis in [Axis::Rows, Axis::Columns].iter() {
-                    let (shape, strategy) = auto_strategy(axis, AxisShape::new(m, n), 4, 132);
-                    assert!(first_grid(shape, strategy, (1 << 31) - 1).is_ok(), "{:?} {:?}", case, axis);
-                    let chunks = fold_plan(shape, strategy).map_or(1, |f| f.chunks);
-                    assert!(chunks <= AXIS_MAX_CHUNKS, "{:?} {:?}: {} chunks", case, axis, chunks);
+                    for &width in [1, 4].iter() {
+                        let (shape, strategy) = auto_strategy(axis, AxisShape::new(m, n), 4, width, 132);
+                        let grid = first_grid(shape, strategy, width, (1 << 31) - 1);
+                        assert!(grid.is_ok(), "{:?} {:?}", case, axis);
+                        let chunks = fold_plan(shape, strategy).map_or(1, |f| f.chunks);
+                        assert!(chunks <= AXIS_MAX_CHUNKS, "{:?} {:?}: {} chunks", case, axis, chunks);
+                    }
                 }
             }
             axis_shapes::AxisCase::Ragged { segments, longest } => {

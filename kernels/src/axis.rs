@@ -6,39 +6,43 @@
 //! Three kernels per (op, type), `axis_{kernel}_{op}_{type}`:
 //! - `rows`: a group of `lanes` lanes (1 to 32) reduces each work item: a row, a chunk of a row
 //!   (`chunks` per row) or a segment (`offsets` not null). Result of item i → `out[i]`.
-//! - `cols`: each thread walks one column over a range of rows; blocks cover column tiles of
-//!   `tile` columns and `splits` row ranges, each thread every (B / tile)-th row of its range.
-//!   Column c's chunk k (= split·(B / tile) + that phase) → `out[c·chunks + k]`.
+//! - `cols`: each thread walks `width` adjacent columns (1, or a 16-byte vector of them on rows
+//!   that start 16-byte aligned) over a range of rows; blocks cover column tiles of `tile`
+//!   threads (`tile·width` columns) and `splits` row ranges, each thread every (B / tile)-th row
+//!   of its range. Column c's chunk k (= split·(B / tile) + that phase) → `out[c·chunks + k]`.
 //! - `fold`: folds each item's `chunks` partials (split rows or columns) in a fixed order: a
 //!   group of [`fold_lanes`] lanes per item, up to a warp for up to four partials a lane, else
 //!   a block per item.
 //!
 //! Empty rows, columns and segments get the op's identity: 0, the largest value (+inf) for
 //! min, the lowest (-inf) for max. Float results are deterministic: each item's elements go to
-//! fixed lanes and fold in a fixed order, whatever the dispatch order of blocks.
+//! fixed lanes and fold in a fixed order, whatever the dispatch order of blocks (a function of
+//! the shape, the launch parameters and, for columns, `width`).
 //!
 //! # Safety
 //! Launch with `AXIS_BLOCK`-thread blocks (whole warps, `lanes` and `tile` powers of two that
 //! divide it). `rows`: `input` holds (rows − 1)·lda + n elements, or `n` for segments (offsets
 //! are clamped to it; a decreasing pair is an empty segment); `offsets` is null or holds
 //! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid. `cols`: a grid of
-//! ⌈n / tile⌉·splits blocks, `out` holds splits·(AXIS_BLOCK / tile)·n accumulators. `fold`: `partials` holds item i's chunk k at
-//! i·item_stride + k·chunk_stride, `out` holds `items` accumulators; any grid.
+//! ⌈n / (tile·width)⌉·splits blocks, `out` holds splits·(AXIS_BLOCK / tile)·n accumulators;
+//! `width` is 1, or `PER_VEC` when `input` and lda·size are multiples of 16 bytes. `fold`:
+//! `partials` holds item i's chunk k at i·item_stride + k·chunk_stride, `out` holds `items`
+//! accumulators; any grid.
 //!
 //! # Thread mapping
 //! `rows`: item `block·(B / lanes) + tid / lanes` (plus multiples of the grid's groups) to the
 //! group of lanes `tid / lanes`; its 16-byte vector j to lane j mod lanes ([`fold_range`]). With
 //! one lane and whole rows, row `block·B + tid` (plus multiples of the grid's threads) to the
 //! thread, element by element.
-//! `cols`: thread `tid` of block `split·tiles + t` owns column `t·tile + tid mod tile` and rows
-//! `r0 + tid / tile + j·(B / tile)` of its split. `fold`: chunk k of an item to lane
-//! k mod lanes of its group, or to thread k mod B.
+//! `cols`: thread `tid` of block `split·tiles + t` owns the `width` columns from
+//! `(t·tile + tid mod tile)·width` and rows `r0 + tid / tile + j·(B / tile)` of its split.
+//! `fold`: chunk k of an item to lane k mod lanes of its group, or to thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
     block,
     config::{MinMax as Pair, WARP_SIZE},
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
-    thread::{block_index, fold_range, grid_blocks},
+    thread::{block_index, fold_range, grid_blocks, load_v4},
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -197,56 +201,128 @@ unsafe fn rows_body<E: Element, O: Fold<E>>(
     }
 }
 
-/// This thread's part of a `cols` launch: its column and rows (see the thread mapping), folded
-/// into `acc` in row order with `fold(acc, element, row)`, four loads in flight. Returns the
-/// result's slot (`col·chunks + split·phases + phase`) and value; `None` past the last column.
+/// Most columns a thread of a `cols` launch owns: one 16-byte vector of bytes.
+pub const MAX_COLUMN_WIDTH: usize = 16;
+
+/// This thread's part of a `cols` launch of `width` columns per thread (1, or `E::PER_VEC`: one
+/// 16-byte vector per row): its columns and rows (see the thread mapping), each column folded
+/// into its accumulator in row order with `fold(acc, element, row)`, four loads in flight.
+/// Stores column `c`'s result with `store(slot, acc)` into slot `c·chunks + split·phases + phase`.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn walk_column<E: Copy, A>(
+pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     input: *const E,
     rows: usize,
     n: usize,
     lda: usize,
     tile: u32,
     splits: u32,
-    mut acc: A,
+    width: u32,
+    identity: A,
     fold: impl Fn(A, E, usize) -> A,
-) -> Option<(usize, A)> {
-    let (tid, tile) = (thread_idx_x() as usize, tile as usize);
+    store: impl Fn(usize, A),
+) {
+    let (tid, tile, width) = (thread_idx_x() as usize, tile as usize, width as usize);
     let phases = block_dim_x() as usize / tile;
-    let tiles = (n + tile - 1) / tile;
+    let tiles = (n + tile * width - 1) / (tile * width);
     let (col_tile, split) = (block_index() % tiles, block_index() / tiles);
-    let (col, phase) = (col_tile * tile + tid % tile, tid / tile);
+    let (col, phase) = ((col_tile * tile + tid % tile) * width, tid / tile);
     if col >= n {
-        return None;
+        return;
     }
     let per = (rows + splits as usize - 1) / splits as usize;
     let r0 = core::cmp::min(split * per, rows);
     let r1 = core::cmp::min(r0 + per, rows);
+    let chunks = splits as usize * phases;
+    let slot = |c: usize| c * chunks + split * phases + phase;
     let p = input.add(col);
     let mut r = r0 + phase;
-    while r + 3 * phases < r1 {
-        let v = [
-            *p.add(r * lda),
-            *p.add((r + phases) * lda),
-            *p.add((r + 2 * phases) * lda),
-            *p.add((r + 3 * phases) * lda),
-        ];
-        for k in 0..4 {
-            acc = fold(acc, v[k], r + k * phases);
+    if width == 1 {
+        let mut acc = identity;
+        while r + 3 * phases < r1 {
+            let v = [
+                *p.add(r * lda),
+                *p.add((r + phases) * lda),
+                *p.add((r + 2 * phases) * lda),
+                *p.add((r + 3 * phases) * lda),
+            ];
+            for k in 0..4 {
+                acc = fold(acc, v[k], r + k * phases);
+            }
+            r += 4 * phases;
         }
+        while r < r1 {
+            acc = fold(acc, *p.add(r * lda), r);
+            r += phases;
+        }
+        return store(slot(col), acc);
+    }
+    // One accumulator per column of the vector, indexed by constants only (registers).
+    let mut acc = [identity; MAX_COLUMN_WIDTH];
+    let row = |r: usize| load_v4(p.add(r * lda) as *const [u32; 4]);
+    if col + E::PER_VEC <= n {
+        fold_vector_rows(&mut acc, r, r1, phases, row, |_| true, &fold);
+    } else {
+        // A partial last vector: its whole vector is in the input (in the row padding, as
+        // lda ≥ PER_VEC) on every row but the last, which is read one element at a time.
+        let keep = |k: usize| col + k < n;
+        let last = rows.saturating_sub(1);
+        r = fold_vector_rows(&mut acc, r, core::cmp::min(r1, last), phases, row, keep, &fold);
+        if r == last && r < r1 {
+            for k in 0..E::PER_VEC {
+                if keep(k) {
+                    acc[k] = fold(acc[k], *p.add(r * lda + k), r);
+                }
+            }
+        }
+    }
+    for k in 0..E::PER_VEC {
+        if col + k < n {
+            store(slot(col + k), acc[k]);
+        }
+    }
+}
+
+/// Folds rows `r, r + phases, …` below `end` of one vector of columns into `acc` (column k's
+/// when `keep(k)`), `row(r)` loading row r's vector, four in flight. Returns the first row left.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn fold_vector_rows<E: Element, A: Copy>(
+    acc: &mut [A; MAX_COLUMN_WIDTH],
+    mut r: usize,
+    end: usize,
+    phases: usize,
+    row: impl Fn(usize) -> [u32; 4],
+    keep: impl Fn(usize) -> bool,
+    fold: &impl Fn(A, E, usize) -> A,
+) -> usize {
+    let mut take = |v: [u32; 4], r: usize| {
+        for k in 0..E::PER_VEC {
+            if keep(k) {
+                acc[k] = fold(acc[k], E::lane(&v, k), r);
+            }
+        }
+    };
+    while r + 3 * phases < end {
+        let v = [row(r), row(r + phases), row(r + 2 * phases), row(r + 3 * phases)];
+        // Written out: a loop over the four leaves `v` in local memory when the fold is long.
+        take(v[0], r);
+        take(v[1], r + phases);
+        take(v[2], r + 2 * phases);
+        take(v[3], r + 3 * phases);
         r += 4 * phases;
     }
-    while r < r1 {
-        acc = fold(acc, *p.add(r * lda), r);
+    while r < end {
+        take(row(r), r);
         r += phases;
     }
-    Some((col * (splits as usize * phases) + split * phases + phase, acc))
+    r
 }
 
 #[cfg(target_os = "cuda")]
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn cols_body<E: Element, O: Fold<E>>(
     input: *const E,
     rows: usize,
@@ -254,12 +330,11 @@ unsafe fn cols_body<E: Element, O: Fold<E>>(
     lda: usize,
     tile: u32,
     splits: u32,
+    width: u32,
     out: *mut O::Acc,
 ) {
     let fold = |acc, e, _| O::fold(acc, e);
-    if let Some((slot, acc)) = walk_column(input, rows, n, lda, tile, splits, O::identity(), fold) {
-        *out.add(slot) = acc;
-    }
+    walk_columns(input, rows, n, lda, tile, splits, width, O::identity(), fold, |slot, acc| *out.add(slot) = acc)
 }
 
 /// Folds each of `items` items' `chunks` partials (`load(item, k)`) and stores the result with
@@ -331,9 +406,10 @@ macro_rules! axis_entries {
             #[cfg(target_os = "cuda")]
             #[kernel]
             pub unsafe fn [<axis_cols_ $opname _ $e>](
-                input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, out: *mut $acc,
+                input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, width: u32,
+                out: *mut $acc,
             ) {
-                cols_body::<$e, $op>(input, rows, n, lda, tile, splits, out)
+                cols_body::<$e, $op>(input, rows, n, lda, tile, splits, width, out)
             }
             #[cfg(target_os = "cuda")]
             #[kernel]

@@ -6,7 +6,8 @@
 //! - `rows`: a group of `lanes` lanes per row, chunk of a row or segment; each lane keeps the
 //!   first 16-byte vector with its furthest extreme and finds the lane at the end
 //!   ([`fold_arg_range`]), then the group picks among its lanes' pairs.
-//! - `cols`: a thread per column over a range of rows, every (B / tile)-th row.
+//! - `cols`: a thread per column, or per 16-byte vector of columns, over a range of rows, every
+//!   (B / tile)-th row.
 //! - `fold`: a group of lanes (up to four partials a lane) or a block per item picks among its
 //!   chunks' (value, index) partials.
 //!
@@ -25,11 +26,12 @@
 //! # Thread mapping
 //! As [`crate::axis`]: `rows` vector j of an item to lane j mod lanes of its group (with one
 //! lane and whole rows, a thread per row); `cols`
-//! thread `tid` to column `t·tile + tid mod tile`, rows `r0 + tid / tile + j·(B / tile)`;
+//! thread `tid` to the `width` columns from `(t·tile + tid mod tile)·width`, rows
+//! `r0 + tid / tile + j·(B / tile)`;
 //! `fold` chunk k to lane k mod lanes of its group, or thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
-    axis::{fold_partials, for_thread_rows, item_range, walk_column},
+    axis::{fold_partials, for_thread_rows, item_range, walk_columns},
     config::{ValueIndex, WARP_SIZE},
     ops::arg::{ArgElement, ArgFold, ArgMax, ArgMin},
     ops::ReduceOp,
@@ -123,6 +125,7 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
 
 #[cfg(target_os = "cuda")]
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn arg_cols_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     input: *const E,
     rows: usize,
@@ -130,12 +133,11 @@ unsafe fn arg_cols_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     lda: usize,
     tile: u32,
     splits: u32,
+    width: u32,
     out: ArgLines<E>,
 ) {
     let fold = |acc, e, r: usize| O::combine(acc, O::element(e, r as u64));
-    if let Some((slot, acc)) = walk_column(input, rows, n, lda, tile, splits, O::identity(), fold) {
-        out.store(slot, acc);
-    }
+    walk_columns(input, rows, n, lda, tile, splits, width, O::identity(), fold, |slot, acc| out.store(slot, acc))
 }
 
 #[cfg(target_os = "cuda")]
@@ -166,11 +168,11 @@ macro_rules! axis_arg_entries {
             #[cfg(target_os = "cuda")]
             #[kernel]
             pub unsafe fn [<axis_arg_cols_ $opname _ $e>](
-                input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32,
+                input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, width: u32,
                 partials: *mut ValueIndex<$e>, values: *mut $e, indices: *mut u8, wide: u32,
             ) {
                 let out = ArgLines { partials, values, indices, wide };
-                arg_cols_body::<$e, $op>(input, rows, n, lda, tile, splits, out)
+                arg_cols_body::<$e, $op>(input, rows, n, lda, tile, splits, width, out)
             }
             #[cfg(target_os = "cuda")]
             #[kernel]

@@ -7,7 +7,9 @@
 //! - An empty row, column or segment gets the op's identity: sum 0, min `T::HIGHEST` (+inf for
 //!   floats), max `T::LOWEST` (-inf), minmax (`T::HIGHEST`, `T::LOWEST`).
 //! - Floats: NaN propagates, -0.0 orders below +0.0 (as the typed reductions); results are
-//!   deterministic (same bits every call on a device: fixed lanes, fixed fold order).
+//!   deterministic (same bits every call on a device: fixed lanes, fixed fold order; columns
+//!   read as 16-byte vectors when the rows start 16-byte aligned, so a view at another
+//!   alignment may fold them in another order).
 //! - argmin and argmax: [`GpuStream::arg_along`] and [`GpuStream::segmented_arg`], values
 //!   and u32 or u64 indices ([`arg::AxisIndex`]) into two outputs; an empty line gets the identity
 //!   and an all-ones index.
@@ -15,7 +17,7 @@
 pub mod arg;
 pub(crate) mod plan;
 
-use plan::{first_grid, fold_grid, fold_plan, lanes_for, resolve};
+use plan::{column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve};
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::entries::{axis_arg_entry, axis_entry};
@@ -94,6 +96,8 @@ struct Job<'a, T: DeviceCopy> {
     type_name: &'static str,
     input: &'a DeviceSlice<T>,
     shape: AxisShape,
+    /// Columns per thread of the `cols` kernel ([`plan::column_width`]).
+    width: u32,
     offsets: Option<&'a DeviceSlice<u64>>,
     out: Results,
     /// Bytes of one result's accumulator.
@@ -134,7 +138,7 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
         Some(f) => Some(q.partials(f.items * f.chunks * job.acc_bytes)?),
         None => None,
     };
-    let grid = first_grid(shape, strategy, q.gpu().max_grid_x())?;
+    let grid = first_grid(shape, strategy, job.width, q.gpu().max_grid_x())?;
     let mut args = KernelArgs::new();
     match strategy {
         AxisStrategy::Rows { lanes, chunks } => {
@@ -155,9 +159,11 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
         }
         AxisStrategy::Columns { tile, splits } => {
             args.out("input", job.input).usize(shape.m).usize(shape.n).usize(shape.lda).u32(tile).u32(splits);
+            args.u32(job.width);
             job.push_out(&mut args, partials);
-            // SAFETY: `axis_cols_{op}_{T}` takes (input, rows, n, lda, tile, splits, out) as
-            // pushed; the grid is ⌈n / tile⌉·splits; `partials` (or out) holds every column's
+            // SAFETY: `axis_cols_{op}_{T}` takes (input, rows, n, lda, tile, splits, width, out)
+            // as pushed; `width` is `column_width`'s (1, or a vector on 16-byte aligned rows); the
+            // grid is ⌈n / (tile·width)⌉·splits; `partials` (or out) holds every column's
             // splits·(AXIS_BLOCK / tile) chunks.
             unsafe { q.launch(job.entry(COLS), grid, AXIS_BLOCK, &args)? };
         }
@@ -207,7 +213,9 @@ impl GpuStream {
         shape.check(input.len())?;
         let count = axis.results(shape);
         check_outputs(outs, count, &[("input", Output::read(input))])?;
-        let (shape, strategy) = resolve(axis, shape, std::mem::size_of::<T>(), self.sm_count(), strategy)?;
+        let elem = std::mem::size_of::<T>();
+        let width = column_width(elem, input.as_device_ptr().as_raw(), shape);
+        let (shape, strategy) = resolve(axis, shape, elem, width, self.sm_count(), strategy)?;
         if count == 0 {
             return Ok(());
         }
@@ -217,6 +225,7 @@ impl GpuStream {
             type_name: T::NAME,
             input,
             shape,
+            width,
             offsets: None,
             out: results,
             acc_bytes: acc_bytes(results, outs),
@@ -246,7 +255,8 @@ impl GpuStream {
         let strategy = AxisStrategy::Rows { lanes: lanes_for(avg * std::mem::size_of::<T>()), chunks: 1 };
         let shape = AxisShape::new(m, 0);
         let acc_bytes = acc_bytes(results, outs);
-        let job = Job { op, type_name: T::NAME, input, shape, offsets: Some(offsets), out: results, acc_bytes };
+        let job =
+            Job { op, type_name: T::NAME, input, shape, width: 1, offsets: Some(offsets), out: results, acc_bytes };
         // SAFETY: `acc_bytes` is the op's accumulator; the outputs hold m results (checked, lent);
         // the kernel clamps every offset to the input's length.
         unsafe { enqueue::<T>(&mut self.lock()?, job, strategy) }

@@ -82,9 +82,9 @@ pub enum AxisStrategy {
     /// The `rows` kernel: `lanes` lanes (a power of two ≤ 32) per row, segment or chunk, each
     /// row cut into `chunks` ≥ 1 pieces (more than one adds a launch folding them in order).
     Rows { lanes: u32, chunks: u32 },
-    /// The `cols` kernel: column tiles of `tile` columns (a power of two ≤ `AXIS_BLOCK`), a
-    /// thread per column and every (`AXIS_BLOCK` / tile)-th row, rows split into `splits` ≥ 1
-    /// ranges (more than one such chunk per column adds the fold).
+    /// The `cols` kernel: column tiles of `tile` threads (a power of two ≤ `AXIS_BLOCK`), each
+    /// thread on [`column_width`] adjacent columns and every (`AXIS_BLOCK` / tile)-th row, rows
+    /// split into `splits` ≥ 1 ranges (more than one such chunk per column adds the fold).
     Columns { tile: u32, splits: u32 },
 }
 
@@ -94,34 +94,56 @@ impl Default for AxisStrategy {
     }
 }
 
+/// Columns one thread of the `cols` kernel walks over a matrix of `elem`-byte elements at
+/// device address `addr` with row stride `lda`: a 16-byte vector of them when every row starts
+/// 16-byte aligned (`addr` and lda·elem multiples of 16) and n fills one, else one. The kernels'
+/// `width` argument.
+pub fn column_width(elem: usize, addr: u64, shape: AxisShape) -> u32 {
+    let aligned = addr % VECTOR_BYTES as u64 == 0 && (shape.lda % VECTOR_BYTES) * elem % VECTOR_BYTES == 0;
+    let per_vec = VECTOR_BYTES / elem.max(1);
+    if aligned && elem <= VECTOR_BYTES && shape.n >= per_vec {
+        per_vec as u32
+    } else {
+        1
+    }
+}
+
 /// Lanes for items of `bytes`: one per 16-byte vector, a power of two up to a warp.
 pub fn lanes_for(bytes: usize) -> u32 {
     div_ceil(bytes.max(1), VECTOR_BYTES).next_power_of_two().min(WARP_SIZE as usize) as u32
 }
 
 /// `Auto`'s dispatch for reducing `shape` of `elem` -byte elements along `axis` on a device
-/// of `sm_count` SMs, first match:
+/// of `sm_count` SMs, columns `width` ([`column_width`]) per thread of the `cols` kernel, first
+/// match:
 ///
 /// | case | strategy |
 /// |---|---|
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
 /// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
-/// | columns | `Columns`: tile = n's power of two up to `AXIS_BLOCK`; rows split until `AXIS_COLUMN_BLOCKS_PER_SM` blocks per SM, each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
+/// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split until `AXIS_COLUMN_BLOCKS_PER_SM` blocks per SM, each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
 /// | rows | `Rows`: a lane per 16-byte vector of a row, up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES` |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
-pub fn auto_strategy(axis: Axis, shape: AxisShape, elem: usize, sm_count: u32) -> (AxisShape, AxisStrategy) {
+pub fn auto_strategy(
+    axis: Axis,
+    shape: AxisShape,
+    elem: usize,
+    width: u32,
+    sm_count: u32,
+) -> (AxisShape, AxisStrategy) {
     let sm = sm_count.max(1) as usize;
     if axis == Axis::Columns && shape.n == 1 && shape.lda == 1 {
-        return auto_strategy(Axis::Rows, AxisShape::new(1, shape.m), elem, sm_count);
+        return auto_strategy(Axis::Rows, AxisShape::new(1, shape.m), elem, 1, sm_count);
     }
     if axis == Axis::Columns && shape.m == 1 {
         // One row: column j is element j alone, the j-th row of a packed n×1 matrix.
-        return auto_strategy(Axis::Rows, AxisShape::new(shape.n, 1), elem, sm_count);
+        return auto_strategy(Axis::Rows, AxisShape::new(shape.n, 1), elem, 1, sm_count);
     }
     if axis == Axis::Columns {
-        let tile = shape.n.next_power_of_two().clamp(1, AXIS_BLOCK as usize);
-        let (tiles, phases) = (div_ceil(shape.n.max(1), tile), AXIS_BLOCK as usize / tile);
+        let threads = div_ceil(shape.n.max(1), width.max(1) as usize);
+        let tile = threads.next_power_of_two().clamp(1, AXIS_BLOCK as usize);
+        let (tiles, phases) = (div_ceil(threads, tile), AXIS_BLOCK as usize / tile);
         let want = div_ceil(sm * AXIS_COLUMN_BLOCKS_PER_SM, tiles);
         let by_rows = shape.m / (phases * AXIS_MIN_ROWS_PER_THREAD);
         let splits = want.min(by_rows).min(AXIS_MAX_CHUNKS / phases).max(1);
@@ -144,12 +166,13 @@ pub fn resolve(
     axis: Axis,
     shape: AxisShape,
     elem: usize,
+    width: u32,
     sm_count: u32,
     strategy: AxisStrategy,
 ) -> Result<(AxisShape, AxisStrategy)> {
     let bad = |what: &str| Err(Error::Unsupported { what: format!("{:?} for {:?}: {}", strategy, axis, what) });
     match strategy {
-        AxisStrategy::Auto => Ok(auto_strategy(axis, shape, elem, sm_count)),
+        AxisStrategy::Auto => Ok(auto_strategy(axis, shape, elem, width, sm_count)),
         AxisStrategy::Rows { lanes, chunks } => {
             if !lanes.is_power_of_two() || lanes > WARP_SIZE || chunks == 0 {
                 return bad("lanes must be a power of two ≤ 32 and chunks ≥ 1");
@@ -201,15 +224,16 @@ pub fn fold_grid(fold: &FoldPlan, max_grid: u32) -> u32 {
 }
 
 /// Blocks of the first launch: groups of `lanes` over `items` (capped at `max_grid`; the kernel
-/// strides over the rest), or every (column tile, split) pair (`TooLarge` past `max_grid`).
-pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, max_grid: u32) -> Result<u32> {
+/// strides over the rest), or every (column tile of `width`-column threads, split) pair
+/// (`TooLarge` past `max_grid`).
+pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, width: u32, max_grid: u32) -> Result<u32> {
     match strategy {
         AxisStrategy::Rows { lanes, chunks } => {
             let per_block = (AXIS_BLOCK / lanes) as usize;
             Ok(div_ceil(shape.m * chunks as usize, per_block).clamp(1, max_grid as usize) as u32)
         }
         AxisStrategy::Columns { tile, splits } => {
-            crate::launch::check_grid(div_ceil(shape.n, tile as usize) * splits as usize, max_grid)
+            crate::launch::check_grid(div_ceil(shape.n, (tile * width.max(1)) as usize) * splits as usize, max_grid)
         }
         AxisStrategy::Auto => unreachable!("resolved before planning"),
     }

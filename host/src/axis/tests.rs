@@ -38,6 +38,20 @@ fn outputs_that_meet_an_input_are_refused() {
     assert_eq!(check_overlap("out", (200, 200), (100, 300), "input"), Ok(()), "an empty output meets nothing");
 }
 
+/// A vector of columns per thread only when every row starts 16-byte aligned and n fills one.
+#[test]
+fn column_width_needs_aligned_rows() {
+    let shape = |n, lda| AxisShape::new(3, n).with_lda(lda);
+    assert_eq!(column_width(4, 256, shape(4096, 4096)), 4);
+    assert_eq!(column_width(2, 0, shape(33, 40)), 8, "lda·2 = 80 bytes");
+    assert_eq!(column_width(1, 16, shape(16, 16)), 16);
+    assert_eq!(column_width(8, 512, shape(3, 4)), 2);
+    assert_eq!(column_width(4, 260, shape(4096, 4096)), 1, "the address");
+    assert_eq!(column_width(4, 256, shape(1000, 1001)), 1, "lda·4 = 4004 bytes");
+    assert_eq!(column_width(2, 256, shape(7, 8)), 1, "n below a vector");
+    assert_eq!(column_width(4, 256, shape(5, usize::MAX / 4 + 1)), 4, "lda·4 past usize, a multiple of 16");
+}
+
 #[test]
 fn lanes_follow_the_row_s_vectors() {
     let table = [(0, 1), (4, 1), (16, 1), (17, 2), (64, 4), (256, 16), (512, 32), (1 << 20, 32)];
@@ -46,10 +60,10 @@ fn lanes_follow_the_row_s_vectors() {
     }
 }
 
-/// `Auto` on the benchmark's shapes (f32, an H100's 132 SMs).
+/// `Auto` on the benchmark's shapes (f32, an H100's 132 SMs, aligned rows: float4 columns).
 #[test]
 fn auto_serves_the_benchmark_shapes() {
-    let auto = |axis, m, n| auto_strategy(axis, AxisShape::new(m, n), 4, H100_SMS);
+    let auto = |axis, m, n| auto_strategy(axis, AxisShape::new(m, n), 4, 4, H100_SMS);
     // Many short rows: several rows per warp, a lane per float4.
     assert_eq!(auto(Axis::Rows, 1 << 20, 16), (AxisShape::new(1 << 20, 16), rows(4, 1)));
     assert_eq!(auto(Axis::Rows, 1 << 20, 64), (AxisShape::new(1 << 20, 64), rows(16, 1)));
@@ -62,10 +76,14 @@ fn auto_serves_the_benchmark_shapes() {
     assert_eq!(auto(Axis::Rows, 1, 1 << 26).1, rows(32, 132 * 64));
     // A contiguous column is one row.
     assert_eq!(auto(Axis::Columns, 1 << 26, 1), auto(Axis::Rows, 1, 1 << 26));
-    // Columns: tiles as wide as n (to the block), rows split to fill the device.
-    assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 66 });
-    assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 64, splits: 1056 });
-    assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 16, splits: 1024 });
+    // Columns: tiles of a thread per float4 of n (to the block), rows split to fill the device.
+    assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 256 });
+    assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 16, splits: 1024 });
+    assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 4, splits: 256 });
+    // A column per thread (rows not 16-byte aligned): tiles as wide as n.
+    let scalar = |m, n| auto_strategy(Axis::Columns, AxisShape::new(m, n), 4, 1, H100_SMS).1;
+    assert_eq!(scalar(4096, 4096), AxisStrategy::Columns { tile: 256, splits: 66 });
+    assert_eq!(scalar(1 << 20, 64), AxisStrategy::Columns { tile: 64, splits: 1056 });
     // The columns of one row are rows of one element.
     assert_eq!(auto(Axis::Columns, 1, 1 << 26), auto(Axis::Rows, 1 << 26, 1));
     assert_eq!(auto(Axis::Columns, 1, 1 << 26), (AxisShape::new(1 << 26, 1), rows(1, 1)));
@@ -75,9 +93,9 @@ fn auto_serves_the_benchmark_shapes() {
 fn every_auto_choice_is_a_valid_named_strategy() {
     for &(m, n) in [(0, 0), (1, 1), (31, 33), (33, 1), (1000, 3), (5, 100_000), (1 << 20, 16)].iter() {
         for &axis in [Axis::Rows, Axis::Columns].iter() {
-            for &elem in [1, 2, 4, 8].iter() {
-                let (s, strategy) = auto_strategy(axis, AxisShape::new(m, n), elem, H100_SMS);
-                assert_eq!(resolve(axis, AxisShape::new(m, n), elem, H100_SMS, strategy), Ok((s, strategy)));
+            for &(elem, width) in [(1, 1), (1, 16), (2, 8), (4, 1), (4, 4), (8, 2)].iter() {
+                let (s, strategy) = auto_strategy(axis, AxisShape::new(m, n), elem, width, H100_SMS);
+                assert_eq!(resolve(axis, AxisShape::new(m, n), elem, width, H100_SMS, strategy), Ok((s, strategy)));
                 if let Some(f) = fold_plan(s, strategy) {
                     assert!(f.chunks <= AXIS_MAX_CHUNKS, "{:?}", f);
                 }
@@ -90,17 +108,17 @@ fn every_auto_choice_is_a_valid_named_strategy() {
 fn named_strategies_out_of_range_or_of_the_other_axis_are_refused() {
     let shape = AxisShape::new(10, 10);
     for &bad in [rows(3, 1), rows(64, 1), rows(4, 0)].iter() {
-        assert!(matches!(resolve(Axis::Rows, shape, 4, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
+        assert!(matches!(resolve(Axis::Rows, shape, 4, 1, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
     }
     for &bad in [AxisStrategy::Columns { tile: 3, splits: 1 }, AxisStrategy::Columns { tile: 512, splits: 1 }].iter() {
-        assert!(matches!(resolve(Axis::Columns, shape, 4, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
+        assert!(matches!(resolve(Axis::Columns, shape, 4, 1, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
     }
     let cols = AxisStrategy::Columns { tile: 32, splits: 2 };
-    assert!(matches!(resolve(Axis::Rows, shape, 4, 1, cols), Err(Error::Unsupported { .. })));
-    assert!(matches!(resolve(Axis::Columns, shape, 4, 1, rows(32, 1)), Err(Error::Unsupported { .. })));
+    assert!(matches!(resolve(Axis::Rows, shape, 4, 1, 1, cols), Err(Error::Unsupported { .. })));
+    assert!(matches!(resolve(Axis::Columns, shape, 4, 1, 1, rows(32, 1)), Err(Error::Unsupported { .. })));
     let column = AxisShape::new(10, 1).with_lda(1);
-    assert_eq!(resolve(Axis::Columns, column, 4, 1, rows(32, 2)), Ok((AxisShape::new(1, 10), rows(32, 2))));
-    assert_eq!(resolve(Axis::Columns, shape, 4, 1, cols), Ok((shape, cols)));
+    assert_eq!(resolve(Axis::Columns, column, 4, 1, 1, rows(32, 2)), Ok((AxisShape::new(1, 10), rows(32, 2))));
+    assert_eq!(resolve(Axis::Columns, shape, 4, 1, 1, cols), Ok((shape, cols)));
 }
 
 #[test]
@@ -119,13 +137,17 @@ fn splits_plan_a_fold_over_each_result_s_partials_in_order() {
 #[test]
 fn first_grids_cover_every_item_or_tile() {
     let per_block = AXIS_BLOCK / 4;
-    assert_eq!(first_grid(AxisShape::new(1000, 16), rows(4, 1), 1 << 20), Ok(div(1000, per_block)));
-    assert_eq!(first_grid(AxisShape::new(3, 1 << 20), rows(32, 100), 1 << 20), Ok(div(300, AXIS_BLOCK / 32)));
-    assert_eq!(first_grid(AxisShape::new(1 << 30, 1), rows(1, 1), 65_535), Ok(65_535), "capped: the kernel strides");
-    assert_eq!(first_grid(AxisShape::new(0, 5), rows(8, 1), 100), Ok(1));
+    assert_eq!(first_grid(AxisShape::new(1000, 16), rows(4, 1), 1, 1 << 20), Ok(div(1000, per_block)));
+    assert_eq!(first_grid(AxisShape::new(3, 1 << 20), rows(32, 100), 1, 1 << 20), Ok(div(300, AXIS_BLOCK / 32)));
+    let capped = first_grid(AxisShape::new(1 << 30, 1), rows(1, 1), 1, 65_535);
+    assert_eq!(capped, Ok(65_535), "capped: the kernel strides");
+    assert_eq!(first_grid(AxisShape::new(0, 5), rows(8, 1), 1, 100), Ok(1));
     let cols = AxisStrategy::Columns { tile: 256, splits: 3 };
-    assert_eq!(first_grid(AxisShape::new(10, 1000), cols, 100), Ok(12));
-    assert!(matches!(first_grid(AxisShape::new(10, 1 << 30), cols, 100), Err(Error::TooLarge { .. })));
+    assert_eq!(first_grid(AxisShape::new(10, 1000), cols, 1, 100), Ok(12));
+    // A thread per float4: a tile covers 1024 columns.
+    assert_eq!(first_grid(AxisShape::new(10, 1000), cols, 4, 100), Ok(3));
+    assert_eq!(first_grid(AxisShape::new(10, 1025), cols, 4, 100), Ok(6));
+    assert!(matches!(first_grid(AxisShape::new(10, 1 << 30), cols, 1, 100), Err(Error::TooLarge { .. })));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|batched|hgemv|plans|multi|axis]...` (all by
+//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|batched|hgemv|plans|multi|axis|axis-tuning]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
 //! CSV files there.
 //! Peers (torch.sum, torch.aminmax, torch.argmax, torch.mv) come from scripts/torch_peers.py in the same call.
@@ -9,6 +9,7 @@
 mod arg;
 mod auto;
 mod axis;
+mod axis_tuning;
 mod batched;
 mod harness;
 mod ladder;
@@ -37,7 +38,7 @@ use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, Result};
 
 /// A section: the device and the 1 GiB copy's GB/s in, its tables printed.
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 13] = [
+const SECTIONS: [(&str, Section); 14] = [
     ("value", value::run),
     ("ladder", ladder::run),
     ("auto", auto::run),
@@ -51,6 +52,7 @@ const SECTIONS: [(&str, Section); 13] = [
     ("plans", plans::run),
     ("multi", multi::run),
     ("axis", axis::run),
+    ("axis-tuning", axis_tuning::run),
 ];
 
 /// Opens device 0 with the SASS in the cubin file `path` (to compare assemblers).

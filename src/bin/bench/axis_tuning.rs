@@ -1,0 +1,81 @@
+//! Tuning of the axis `cols` kernel on the dense shapes of data/axis_shapes.csv: `Auto`'s row
+//! splits (`AXIS_COLUMN_BLOCKS_PER_SM`) against a quarter, half and twice as many, column sums
+//! and argmax, f32 and bf16, cold (inputs rotated past L2).
+use crate::axis_shapes::{self, AxisCase};
+use crate::harness::{
+    buffers, rotation,
+    Fmt::{Fixed, Text},
+    Table, REPS, WARMUP,
+};
+use crate::timing::{gbps, median_ms};
+use cudakernels::{
+    auto_strategy, bf16, column_width, fold_plan, ArgOp, Axis, AxisShape, AxisStrategy, Gpu, GpuStream, Result,
+    TypedElement, AXIS_MAX_CHUNKS,
+};
+
+const TABLE: Table = Table::markdown(
+    "| shape | type | op | width | tile | splits | Auto's splits | median µs | GB/s |",
+    &[Text, Text, Text, Fixed(0), Fixed(0), Fixed(0), Fixed(0), Fixed(1), Fixed(0)],
+);
+
+/// Splits tried, as fractions (numerator, denominator) of Auto's.
+const SCALES: [(usize, usize); 4] = [(1, 4), (1, 2), (1, 1), (2, 1)];
+
+pub fn run(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
+    let s = gpu.default_stream();
+    println!("### Axis columns: row splits around Auto's (cold: rotated)\n");
+    TABLE.header();
+    for case in axis_shapes::all() {
+        if let AxisCase::Dense { m, n } = case {
+            if m > 1 && n > 1 {
+                columns(s, m, n, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
+                columns(s, m, n, |i| bf16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
+            }
+        }
+    }
+    println!();
+    Ok(())
+}
+
+fn columns<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<()> {
+    let (shape, elem) = (AxisShape::new(m, n), std::mem::size_of::<T>());
+    let bytes = m * n * elem;
+    let inputs = buffers(rotation(s, bytes), m * n, fill)?;
+    let width = column_width(elem, inputs[0].as_device_ptr().as_raw(), shape);
+    let auto = auto_strategy(Axis::Columns, shape, elem, width, s.sm_count()).1;
+    let (tile, auto_splits) = match auto {
+        AxisStrategy::Columns { tile, splits } => (tile, splits as usize),
+        _ => return Ok(()),
+    };
+    // Chunks per column are splits × phases; the fold takes at most AXIS_MAX_CHUNKS.
+    let phases = fold_plan(shape, auto).map_or(1, |f| f.chunks / auto_splits);
+    let most = AXIS_MAX_CHUNKS / phases;
+    let mut sums = buffers(1, n, |_| T::Sum::default())?;
+    let mut values = buffers(1, n, |_| T::default())?;
+    let mut indices = buffers(1, n, |_| 0u64)?;
+    for &(num, den) in SCALES.iter() {
+        let splits = (auto_splits * num / den).clamp(1, most);
+        let strategy = AxisStrategy::Columns { tile, splits: splits as u32 };
+        for &op in ["sum", "argmax"].iter() {
+            let ms = median_ms(s, WARMUP, REPS, |i| {
+                let x = &inputs[i % inputs.len()];
+                match op {
+                    "sum" => s.sum_along(Axis::Columns, shape, x, &mut sums[0], strategy),
+                    _ => s.arg_along(ArgOp::ArgMax, Axis::Columns, shape, x, &mut values[0], &mut indices[0], strategy),
+                }
+            })?;
+            TABLE.row(&[
+                format!("{} × {}", m, n).into(),
+                T::NAME.into(),
+                op.into(),
+                (width as f64).into(),
+                (tile as f64).into(),
+                (splits as f64).into(),
+                (auto_splits as f64).into(),
+                (ms * 1e3).into(),
+                gbps(bytes, ms).into(),
+            ]);
+        }
+    }
+    Ok(())
+}
