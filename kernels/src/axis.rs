@@ -205,9 +205,10 @@ unsafe fn rows_body<E: Element, O: Fold<E>>(
 pub const MAX_COLUMN_WIDTH: usize = 16;
 
 /// This thread's part of a `cols` launch of `width` columns per thread (1, or `E::PER_VEC`: one
-/// 16-byte vector per row): its columns and rows (see the thread mapping), each column folded
-/// into its accumulator in row order with `fold(acc, element, row)`, four loads in flight.
-/// Stores column `c`'s result with `store(slot, acc)` into slot `c·chunks + split·phases + phase`.
+/// 16-byte vector per row): its columns and rows (see the thread mapping), each column's
+/// accumulator started by `start(first row)` (`usize::MAX` when the thread has no rows) and
+/// folded in row order with `fold(acc, element, row)`, four loads in flight. Hands column `c`'s
+/// result on with `store(c, slot, acc)`, slot `c·chunks + split·phases + phase`.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -219,9 +220,9 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     tile: u32,
     splits: u32,
     width: u32,
-    identity: A,
+    start: impl Fn(usize) -> A,
     fold: impl Fn(A, E, usize) -> A,
-    store: impl Fn(usize, A),
+    store: impl Fn(usize, usize, A),
 ) {
     let (tid, tile, width) = (thread_idx_x() as usize, tile as usize, width as usize);
     let phases = block_dim_x() as usize / tile;
@@ -238,6 +239,7 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     let slot = |c: usize| c * chunks + split * phases + phase;
     let p = input.add(col);
     let mut r = r0 + phase;
+    let identity = start(if r < r1 { r } else { usize::MAX });
     if width == 1 {
         let mut acc = identity;
         while r + 3 * phases < r1 {
@@ -256,7 +258,7 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
             acc = fold(acc, *p.add(r * lda), r);
             r += phases;
         }
-        return store(slot(col), acc);
+        return store(col, slot(col), acc);
     }
     // One accumulator per column of the vector, indexed by constants only (registers).
     let mut acc = [identity; MAX_COLUMN_WIDTH];
@@ -279,7 +281,7 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     }
     for k in 0..E::PER_VEC {
         if col + k < n {
-            store(slot(col + k), acc[k]);
+            store(col + k, slot(col + k), acc[k]);
         }
     }
 }
@@ -334,7 +336,8 @@ unsafe fn cols_body<E: Element, O: Fold<E>>(
     out: *mut O::Acc,
 ) {
     let fold = |acc, e, _| O::fold(acc, e);
-    walk_columns(input, rows, n, lda, tile, splits, width, O::identity(), fold, |slot, acc| *out.add(slot) = acc)
+    let store = |_, slot, acc| *out.add(slot) = acc;
+    walk_columns(input, rows, n, lda, tile, splits, width, |_| O::identity(), fold, store)
 }
 
 /// Folds each of `items` items' `chunks` partials (`load(item, k)`) and stores the result with

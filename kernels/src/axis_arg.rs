@@ -33,7 +33,7 @@
 use crate::{
     axis::{fold_partials, for_thread_rows, item_range, walk_columns},
     config::{ValueIndex, WARP_SIZE},
-    ops::arg::{ArgElement, ArgFold, ArgMax, ArgMin},
+    ops::arg::{ArgElement, ArgFold, ArgOf, Direction, Largest, Smallest, Track},
     ops::ReduceOp,
     thread::{block_index, fold_arg_range, grid_blocks},
     warp,
@@ -123,10 +123,12 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     }
 }
 
+/// Each column's running best toward `D` is a [`Track`] of its rows (key and first row, the
+/// value read back at the end): a key and a compare per element.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn arg_cols_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
+unsafe fn arg_cols_body<E: ArgElement, D: Direction<E>>(
     input: *const E,
     rows: usize,
     n: usize,
@@ -136,8 +138,12 @@ unsafe fn arg_cols_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     width: u32,
     out: ArgLines<E>,
 ) {
-    let fold = |acc, e, r: usize| O::combine(acc, O::element(e, r as u64));
-    walk_columns(input, rows, n, lda, tile, splits, width, O::identity(), fold, |slot, acc| out.store(slot, acc))
+    let fold = |mut t: Track<E, D>, e, r| {
+        t.see_element(e, r);
+        t
+    };
+    let store = |col: usize, slot, t: Track<E, D>| out.store(slot, t.resolve_element(|r| *input.add(r * lda + col)));
+    walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, store)
 }
 
 #[cfg(target_os = "cuda")]
@@ -154,7 +160,7 @@ unsafe fn arg_fold_body<T: Copy, O: ReduceOp<Acc = ValueIndex<T>>>(
 
 /// The three entry points of arg op `$opname` (operator `$op`) over `$e`.
 macro_rules! axis_arg_entries {
-    ($e:ident, $opname:ident: $op:ty) => {
+    ($e:ident, $opname:ident: $dir:ty) => {
         paste::paste! {
             #[cfg(target_os = "cuda")]
             #[kernel]
@@ -163,7 +169,7 @@ macro_rules! axis_arg_entries {
                 partials: *mut ValueIndex<$e>, values: *mut $e, indices: *mut u8, wide: u32,
             ) {
                 let out = ArgLines { partials, values, indices, wide };
-                arg_rows_body::<$e, $op>(input, rows, n, lda, offsets, lanes, chunks, out)
+                arg_rows_body::<$e, ArgOf<$e, $dir>>(input, rows, n, lda, offsets, lanes, chunks, out)
             }
             #[cfg(target_os = "cuda")]
             #[kernel]
@@ -172,7 +178,7 @@ macro_rules! axis_arg_entries {
                 partials: *mut ValueIndex<$e>, values: *mut $e, indices: *mut u8, wide: u32,
             ) {
                 let out = ArgLines { partials, values, indices, wide };
-                arg_cols_body::<$e, $op>(input, rows, n, lda, tile, splits, width, out)
+                arg_cols_body::<$e, $dir>(input, rows, n, lda, tile, splits, width, out)
             }
             #[cfg(target_os = "cuda")]
             #[kernel]
@@ -181,7 +187,7 @@ macro_rules! axis_arg_entries {
                 values: *mut $e, indices: *mut u8, wide: u32,
             ) {
                 let out = ArgLines { partials: core::ptr::null_mut(), values, indices, wide };
-                arg_fold_body::<$e, $op>(partials, items, chunks, out)
+                arg_fold_body::<$e, ArgOf<$e, $dir>>(partials, items, chunks, out)
             }
         }
     };
@@ -191,8 +197,8 @@ macro_rules! axis_arg_entries {
 macro_rules! axis_arg {
     ($($t:ident => $sum:ident),* $(,)?) => {
         $(
-            axis_arg_entries!($t, argmin: ArgMin<$t>);
-            axis_arg_entries!($t, argmax: ArgMax<$t>);
+            axis_arg_entries!($t, argmin: Smallest);
+            axis_arg_entries!($t, argmax: Largest);
         )*
     };
 }

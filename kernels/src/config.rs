@@ -140,8 +140,14 @@ pub const AXIS_SPLIT_WARPS_PER_SM: usize = 64;
 /// Axis rows: the smallest chunk of a split row, in bytes: four batches of four 16-byte loads
 /// per lane of a warp, so each warp's fixed cost (its reduction and partial) stays small.
 pub const AXIS_MIN_CHUNK_BYTES: usize = 8192;
-/// Axis columns: rows are split across blocks until the grid holds this many blocks per SM.
+/// Axis columns, a column per thread: rows are split across blocks until the grid holds this
+/// many blocks per SM (a full SM: each thread has four 4-byte or smaller loads in flight).
 pub const AXIS_COLUMN_BLOCKS_PER_SM: usize = 8;
+/// Axis columns, a 16-byte vector of columns per thread: the same target. Each thread has four
+/// 16-byte loads in flight, so two blocks per SM keep enough bytes in flight, and more splits
+/// only add partials and per-thread setup (axis-tuning: a quarter of the scalar target was the
+/// fastest or within 3% on every benchmark shape).
+pub const AXIS_VECTOR_COLUMN_BLOCKS_PER_SM: usize = 2;
 /// Axis columns: the fewest rows a thread walks in one split (its loads in flight, four at once).
 pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
 /// Threads per block of the batched `Op::N` kernel (a warp per row, as the row kernels).

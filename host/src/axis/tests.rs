@@ -77,8 +77,8 @@ fn auto_serves_the_benchmark_shapes() {
     // A contiguous column is one row.
     assert_eq!(auto(Axis::Columns, 1 << 26, 1), auto(Axis::Rows, 1, 1 << 26));
     // Columns: tiles of a thread per float4 of n (to the block), rows split to fill the device.
-    assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 256 });
-    assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 16, splits: 1024 });
+    assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 66 });
+    assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 16, splits: 264 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 4, splits: 256 });
     // A column per thread (rows not 16-byte aligned): tiles as wide as n.
     let scalar = |m, n| auto_strategy(Axis::Columns, AxisShape::new(m, n), 4, 1, H100_SMS).1;

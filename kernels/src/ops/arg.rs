@@ -155,16 +155,25 @@ impl<T: Shuffle> Shuffle for ValueIndex<T> {
     }
 }
 
-/// A thread's running best in one direction over its 16-byte vectors, which it visits in
-/// increasing order: the key of the furthest vector extreme so far and the first vector that
-/// reached it (a later vector replaces it only by going strictly further, so ties keep the
-/// earlier one). The lane is found at the end, by reading that one vector again.
-#[derive(Clone, Copy)]
+/// A thread's running best in one direction over its 16-byte vectors (or single elements), which
+/// it visits in increasing order: the key of the furthest vector extreme so far and the first
+/// vector that reached it (a later vector replaces it only by going strictly further, so ties
+/// keep the earlier one). The lane (or the value) is found at the end, by reading that one
+/// vector (or element) again.
 pub struct Track<T: ArgElement, D> {
     key: T::Key,
     vec: usize,
     dir: PhantomData<D>,
 }
+
+// By hand: a derive would ask `D: Copy` of the direction, a marker.
+impl<T: ArgElement, D> Clone for Track<T, D> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: ArgElement, D> Copy for Track<T, D> {}
 
 impl<T: ArgElement, D: Direction<T>> Track<T, D> {
     /// A thread whose first vector is `first` (its key, `START`'s, is reached by that vector
@@ -210,6 +219,28 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
             self.key = best;
             self.vec = i + j * stride;
         }
+    }
+
+    /// Takes element `e` at position `i` (a track of single elements, such as a matrix column's
+    /// rows, visited in increasing order).
+    #[inline(always)]
+    pub fn see_element(&mut self, e: T, i: usize) {
+        let k = D::key(e);
+        if D::further(k, self.key) {
+            self.key = k;
+            self.vec = i;
+        }
+    }
+
+    /// (value, position) of the element tracked by [`Track::see_element`], its value read back
+    /// with `load(position)`; the identity for a track started at `usize::MAX` that no element
+    /// went past (no elements).
+    #[inline(always)]
+    pub fn resolve_element(self, load: impl Fn(usize) -> T) -> ValueIndex<T> {
+        if self.vec == usize::MAX {
+            return ArgOf::<T, D>::identity();
+        }
+        ValueIndex { value: load(self.vec), index: self.vec as u64 }
     }
 
     /// (value, index) of the first element with the tracked key in the tracked vector, whose
