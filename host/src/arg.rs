@@ -54,10 +54,10 @@ pub fn arg_entry_point<T: TypedElement>(op: ArgOp) -> String {
 /// Where an arg kernel stores its result: `values`/`indices` device addresses, or the tagged
 /// words of `slot` (with `values`/`indices` unused).
 #[derive(Clone, Copy)]
-struct ArgSlot {
-    values: u64,
-    indices: u64,
-    slot: ResultSlot,
+pub(crate) struct ArgSlot {
+    pub(crate) values: u64,
+    pub(crate) indices: u64,
+    pub(crate) slot: ResultSlot,
 }
 
 /// Enqueues `op` over `input` storing to `out`, returning the grid; `Error::Empty` on empty
@@ -67,7 +67,7 @@ struct ArgSlot {
 /// `out.values`/`out.indices` are 0 or the device-addressable addresses of `op.results()` `T`
 /// and u64; `out.slot.tagged` is 0 (then neither address is 0) or the stream's tagged words of
 /// one value call; all allocated until the kernel has run.
-unsafe fn enqueue_arg<T: TypedElement>(
+pub(crate) unsafe fn enqueue_arg<T: TypedElement>(
     q: &mut Enqueue<'_>,
     op: ArgOp,
     input: &DeviceSlice<T>,

@@ -99,7 +99,7 @@ unsafe fn enqueue_typed<T: DeviceCopy, A: DeviceCopy>(
 /// # Safety
 /// `A` is the entry's accumulator: `T::Sum`, or f64 with `f64acc` (and `T` = f32); `slot` is
 /// as [`enqueue_typed`] asks for one `A`.
-unsafe fn enqueue_sum<T: TypedElement, A: DeviceCopy>(
+pub(crate) unsafe fn enqueue_sum<T: TypedElement, A: DeviceCopy>(
     q: &mut Enqueue<'_>,
     input: &DeviceSlice<T>,
     slot: ResultSlot,
@@ -119,7 +119,7 @@ unsafe fn enqueue_sum<T: TypedElement, A: DeviceCopy>(
 ///
 /// # Safety
 /// `slot` is as [`enqueue_typed`] asks for one `T` (two for minmax).
-unsafe fn enqueue_extreme<T: TypedElement>(
+pub(crate) unsafe fn enqueue_extreme<T: TypedElement>(
     q: &mut Enqueue<'_>,
     op: TypedOp,
     input: &DeviceSlice<T>,

@@ -13,6 +13,8 @@
 //! - argmin and argmax: [`GpuStream::arg_along`] and [`GpuStream::segmented_arg`], values
 //!   and u32 or u64 indices ([`arg::AxisIndex`]) into two outputs; an empty line gets the identity
 //!   and an all-ones index.
+//! - `Auto` on one row (m = 1, or the columns of a contiguous one-column matrix) runs the
+//!   whole-buffer reduction of that row (arg ops: with u64 indices).
 //! - Calls enqueue without waiting; bad input gets its typed error and launches nothing.
 pub mod arg;
 pub(crate) mod plan;
@@ -20,11 +22,13 @@ pub(crate) mod plan;
 use plan::{column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve};
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
+use crate::arg::{enqueue_arg, ArgOp, ArgSlot};
 use crate::entries::{axis_arg_entry, axis_entry};
 use crate::error::{Error, Result};
+use crate::gpu::ResultSlot;
 use crate::gpu::{check_overlap, Enqueue, GpuStream, KernelArgs};
 use crate::raw::view;
-use crate::typed::{TypedElement, TypedOp};
+use crate::typed::{enqueue_extreme, enqueue_sum, TypedElement, TypedOp};
 use cust::memory::{DeviceCopy, DeviceSlice};
 use kernels::config::AXIS_BLOCK;
 
@@ -186,6 +190,34 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
     Ok(())
 }
 
+/// Enqueues `job`, one row of n ≥ 1 elements at the input's start (m = 1, or a contiguous
+/// column), as the whole-buffer reduction of that row, whose fast path streams one long row
+/// faster than a split row and its fold; `false` (nothing enqueued) for arg ops with u32
+/// indices, which the whole-buffer reductions do not write.
+///
+/// # Safety
+/// As [`enqueue`].
+unsafe fn enqueue_whole_row<T: TypedElement>(q: &mut Enqueue<'_>, job: &Job<'_, T>) -> Result<bool> {
+    let row = job.input.index(..job.shape.n);
+    match job.out {
+        // SAFETY: `out` holds the op's one accumulator for the one row (`enqueue`'s contract).
+        Results::Acc(out) => unsafe {
+            match TypedOp::ALL[job.op] {
+                TypedOp::Sum => enqueue_sum::<T, T::Sum>(q, &row, ResultSlot::device(out), false)?,
+                op => enqueue_extreme(q, op, &row, ResultSlot::device(out))?,
+            }
+        },
+        Results::Arg { values, indices, wide: true } => {
+            let op = [ArgOp::ArgMin, ArgOp::ArgMax][job.op];
+            let out = ArgSlot { values, indices, slot: ResultSlot::device(0) };
+            // SAFETY: `values` and `indices` hold one value and one u64 index (`enqueue`'s contract).
+            unsafe { enqueue_arg(q, op, &row, out) }?;
+        }
+        Results::Arg { wide: false, .. } => return Ok(false),
+    }
+    Ok(true)
+}
+
 /// Bytes of one result's accumulator: a `ValueIndex<T>` (16 for every T) for arg ops, else
 /// the one output's elements per result.
 fn acc_bytes(results: Results, outs: &[Output]) -> usize {
@@ -215,6 +247,7 @@ impl GpuStream {
         check_outputs(outs, count, &[("input", Output::read(input))])?;
         let elem = std::mem::size_of::<T>();
         let width = column_width(elem, input.as_device_ptr().as_raw(), shape);
+        let auto = strategy == AxisStrategy::Auto;
         let (shape, strategy) = resolve(axis, shape, elem, width, self.sm_count(), strategy)?;
         if count == 0 {
             return Ok(());
@@ -230,9 +263,15 @@ impl GpuStream {
             out: results,
             acc_bytes: acc_bytes(results, outs),
         };
+        let mut q = self.lock()?;
         // SAFETY: `acc_bytes` is the op's accumulator (the callers' types); the outputs hold one
         // result per row or column (checked above, lent for the call); the shape fits the input.
-        unsafe { enqueue::<T>(&mut self.lock()?, job, strategy) }
+        unsafe {
+            if auto && shape.m == 1 && shape.n > 0 && enqueue_whole_row(&mut q, &job)? {
+                return Ok(());
+            }
+            enqueue::<T>(&mut q, job, strategy)
+        }
     }
 
     /// Checks and enqueues one segmented reduction (as [`Self::along`]).

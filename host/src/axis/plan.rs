@@ -83,8 +83,9 @@ pub enum AxisStrategy {
     /// row cut into `chunks` ≥ 1 pieces (more than one adds a launch folding them in order).
     Rows { lanes: u32, chunks: u32 },
     /// The `cols` kernel: column tiles of `tile` threads (a power of two ≤ `AXIS_BLOCK`), each
-    /// thread on [`column_width`] adjacent columns and every (`AXIS_BLOCK` / tile)-th row, rows
-    /// split into `splits` ≥ 1 ranges (more than one such chunk per column adds the fold).
+    /// thread on one column (or on a 16-byte vector of adjacent columns when every row starts
+    /// 16-byte aligned) and every (`AXIS_BLOCK` / tile)-th row, rows split into `splits` ≥ 1
+    /// ranges (more than one such chunk per column adds the fold).
     Columns { tile: u32, splits: u32 },
 }
 
@@ -125,6 +126,9 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// | rows | `Rows`: a lane per 16-byte vector of a row, up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES` |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
+/// Where that shape is one row of n ≥ 1 elements, the call runs instead as the whole-buffer
+/// reduction of the row (its fast path streams one long row faster than split chunks and their
+/// fold), except arg ops with u32 indices, which it does not write.
 pub fn auto_strategy(
     axis: Axis,
     shape: AxisShape,
