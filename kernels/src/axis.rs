@@ -33,7 +33,8 @@
 //! `rows`: item `block·(B / lanes) + tid / lanes` (plus multiples of the grid's groups) to the
 //! group of lanes `tid / lanes`; its 16-byte vector j to lane j mod lanes ([`fold_range`]). With
 //! one lane and whole rows, row `block·B + tid` (plus multiples of the grid's threads) to the
-//! thread, element by element.
+//! thread, element by element; rows of one element stored contiguously (n = lda = 1) go to the
+//! threads a 16-byte vector of rows at a time ([`for_thread_elements`]).
 //! `cols`: thread `tid` of block `split·tiles + t` owns the `width` columns from
 //! `(t·tile + tid mod tile)·width` and rows `r0 + tid / tile + j·(B / tile)` of its split.
 //! `fold`: chunk k of an item to lane k mod lanes of its group, or to thread k mod B.
@@ -42,7 +43,7 @@ use crate::{
     block,
     config::{MinMax as Pair, WARP_SIZE},
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
-    thread::{block_index, fold_range, grid_blocks, load_v4},
+    thread::{block_index, fold_range, grid_blocks, grid_position, load_v4, vector_split},
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -127,6 +128,35 @@ pub(crate) unsafe fn for_thread_rows(rows: usize, mut each: impl FnMut(usize)) {
     }
 }
 
+/// Calls `each(row, element)` for every row this thread owns of `rows` one-element rows stored
+/// contiguously (n = lda = 1): their 16-byte vectors, and the misaligned head and tail elements,
+/// go to the grid's threads as in [`crate::thread::fold_vectorized`], so each load is 16 bytes
+/// (a thread per row would keep a few bytes in flight per thread). Any grid.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+pub(crate) unsafe fn for_thread_elements<E: Element>(input: *const E, rows: usize, mut each: impl FnMut(usize, E)) {
+    if rows == 0 {
+        return;
+    }
+    let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(input, rows));
+    let (gid, stride) = grid_position();
+    if gid < head {
+        each(gid, *input.add(gid));
+    }
+    if gid < rows - tail {
+        each(tail + gid, *input.add(tail + gid));
+    }
+    let vecs = input.add(head) as *const [u32; 4];
+    let mut i = gid;
+    while i < nvec {
+        let w = load_v4(vecs.add(i));
+        for k in 0..E::PER_VEC {
+            each(head + i * E::PER_VEC + k, E::lane(&w, k));
+        }
+        i += stride;
+    }
+}
+
 /// Item `item`'s element range in the input: segment `item`, or chunk `item mod chunks` of row
 /// `item / chunks` (chunks of whole 4-vector batches from the row's start).
 #[cfg(target_os = "cuda")]
@@ -171,6 +201,9 @@ unsafe fn rows_body<E: Element, O: Fold<E>>(
     out: *mut O::Acc,
 ) {
     if lanes == 1 && chunks == 1 && offsets.is_null() {
+        if n == 1 && lda == 1 {
+            return for_thread_elements(input, rows, |row, e| *out.add(row) = O::fold(O::identity(), e));
+        }
         return for_thread_rows(rows, |row| {
             let p = input.add(row * lda);
             let mut acc = O::identity();

@@ -25,13 +25,14 @@
 //!
 //! # Thread mapping
 //! As [`crate::axis`]: `rows` vector j of an item to lane j mod lanes of its group (with one
-//! lane and whole rows, a thread per row); `cols`
+//! lane and whole rows, a thread per row; contiguous one-element rows, a 16-byte vector of rows
+//! per thread); `cols`
 //! thread `tid` to the `width` columns from `(t·tile + tid mod tile)·width`, rows
 //! `r0 + tid / tile + j·(B / tile)`;
 //! `fold` chunk k to lane k mod lanes of its group, or thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
-    axis::{fold_partials, for_thread_rows, item_range, walk_columns},
+    axis::{fold_partials, for_thread_elements, for_thread_rows, item_range, walk_columns},
     config::{ValueIndex, WARP_SIZE},
     ops::arg::{ArgElement, ArgFold, ArgOf, Direction, Largest, Smallest, Track},
     ops::ReduceOp,
@@ -91,6 +92,9 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     out: ArgLines<E>,
 ) {
     if lanes == 1 && chunks == 1 && offsets.is_null() {
+        if n == 1 && lda == 1 {
+            return for_thread_elements(input, rows, |row, e| out.store(row, ValueIndex { value: e, index: 0 }));
+        }
         return for_thread_rows(rows, |row| {
             let p = input.add(row * lda);
             let mut acc = O::identity();
