@@ -33,8 +33,8 @@
 //! `rows`: item `block·(B / lanes) + tid / lanes` (plus multiples of the grid's groups) to the
 //! group of lanes `tid / lanes`; its 16-byte vector j to lane j mod lanes ([`fold_range`]). With
 //! one lane and whole rows, row `block·B + tid` (plus multiples of the grid's threads) to the
-//! thread, element by element; rows of one element stored contiguously (n = lda = 1) go to the
-//! threads a 16-byte vector of rows at a time ([`for_thread_elements`]).
+//! thread, element by element; rows of one element stored contiguously (n = lda = 1) likewise,
+//! four rows in flight per thread ([`for_thread_elements`]).
 //! `cols`: thread `tid` of block `split·tiles + t` owns the `width` columns from
 //! `(t·tile + tid mod tile)·width` and rows `r0 + tid / tile + j·(B / tile)` of its split.
 //! `fold`: chunk k of an item to lane k mod lanes of its group, or to thread k mod B.
@@ -43,7 +43,7 @@ use crate::{
     block,
     config::{MinMax as Pair, WARP_SIZE},
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
-    thread::{block_index, fold_range, grid_blocks, grid_position, load_v4, vector_split},
+    thread::{block_index, fold_range, grid_blocks, grid_position, load_v4},
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -53,6 +53,10 @@ use cuda_std::{
 };
 #[cfg(target_os = "cuda")]
 use half::{bf16, f16};
+
+/// Rows per thread the host's grid gives the `rows` kernel on one-element rows stored
+/// contiguously (n = lda = 1): [`for_thread_elements`]'s four loads in flight.
+pub const ROWS_PER_THREAD: usize = 4;
 
 /// The axis kernels; entry points are `axis_{kernel}_{op}_{type}` over `TYPED_OPS` and
 /// [`AXIS_TYPES`].
@@ -129,31 +133,24 @@ pub(crate) unsafe fn for_thread_rows(rows: usize, mut each: impl FnMut(usize)) {
 }
 
 /// Calls `each(row, element)` for every row this thread owns of `rows` one-element rows stored
-/// contiguously (n = lda = 1): their 16-byte vectors, and the misaligned head and tail elements,
-/// go to the grid's threads as in [`crate::thread::fold_vectorized`], so each load is 16 bytes
-/// (a thread per row would keep a few bytes in flight per thread). Any grid.
+/// contiguously (n = lda = 1): rows `gid + j·T` of the grid's T threads, as a thread per row
+/// does (adjacent threads load and store adjacent rows), four loads in flight at a time.
+/// Any grid; [`ROWS_PER_THREAD`] rows per thread keep the four loads busy.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
-pub(crate) unsafe fn for_thread_elements<E: Element>(input: *const E, rows: usize, mut each: impl FnMut(usize, E)) {
-    if rows == 0 {
-        return;
+pub(crate) unsafe fn for_thread_elements<E: Copy>(input: *const E, rows: usize, mut each: impl FnMut(usize, E)) {
+    let (mut row, stride) = grid_position();
+    while row + 3 * stride < rows {
+        let e = [*input.add(row), *input.add(row + stride), *input.add(row + 2 * stride), *input.add(row + 3 * stride)];
+        each(row, e[0]);
+        each(row + stride, e[1]);
+        each(row + 2 * stride, e[2]);
+        each(row + 3 * stride, e[3]);
+        row += 4 * stride;
     }
-    let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(input, rows));
-    let (gid, stride) = grid_position();
-    if gid < head {
-        each(gid, *input.add(gid));
-    }
-    if gid < rows - tail {
-        each(tail + gid, *input.add(tail + gid));
-    }
-    let vecs = input.add(head) as *const [u32; 4];
-    let mut i = gid;
-    while i < nvec {
-        let w = load_v4(vecs.add(i));
-        for k in 0..E::PER_VEC {
-            each(head + i * E::PER_VEC + k, E::lane(&w, k));
-        }
-        i += stride;
+    while row < rows {
+        each(row, *input.add(row));
+        row += stride;
     }
 }
 

@@ -25,8 +25,8 @@
 //!
 //! # Thread mapping
 //! As [`crate::axis`]: `rows` vector j of an item to lane j mod lanes of its group (with one
-//! lane and whole rows, a thread per row; contiguous one-element rows, a 16-byte vector of rows
-//! per thread); `cols`
+//! lane and whole rows, a thread per row; contiguous one-element rows, four rows in flight per
+//! thread); `cols`
 //! thread `tid` to the `width` columns from `(t·tile + tid mod tile)·width`, rows
 //! `r0 + tid / tile + j·(B / tile)`;
 //! `fold` chunk k to lane k mod lanes of its group, or thread k mod B.

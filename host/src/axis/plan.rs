@@ -234,7 +234,11 @@ pub fn fold_grid(fold: &FoldPlan, max_grid: u32) -> u32 {
 pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, width: u32, max_grid: u32) -> Result<u32> {
     match strategy {
         AxisStrategy::Rows { lanes, chunks } => {
-            let per_block = (AXIS_BLOCK / lanes) as usize;
+            let mut per_block = (AXIS_BLOCK / lanes) as usize;
+            if lanes == 1 && chunks == 1 && shape.n == 1 && shape.lda == 1 {
+                // Contiguous one-element rows: several per thread, their loads in flight together.
+                per_block *= kernels::axis::ROWS_PER_THREAD;
+            }
             Ok(div_ceil(shape.m * chunks as usize, per_block).clamp(1, max_grid as usize) as u32)
         }
         AxisStrategy::Columns { tile, splits } => {

@@ -139,6 +139,11 @@ fn first_grids_cover_every_item_or_tile() {
     let per_block = AXIS_BLOCK / 4;
     assert_eq!(first_grid(AxisShape::new(1000, 16), rows(4, 1), 1, 1 << 20), Ok(div(1000, per_block)));
     assert_eq!(first_grid(AxisShape::new(3, 1 << 20), rows(32, 100), 1, 1 << 20), Ok(div(300, AXIS_BLOCK / 32)));
+    // Contiguous one-element rows: ROWS_PER_THREAD rows per thread; padded ones a thread per row.
+    let rows_per_block = AXIS_BLOCK as usize * kernels::axis::ROWS_PER_THREAD;
+    assert_eq!(first_grid(AxisShape::new(1 << 26, 1), rows(1, 1), 1, 1 << 30), Ok(div(1 << 26, rows_per_block as u32)));
+    let padded = AxisShape::new(1 << 26, 1).with_lda(2);
+    assert_eq!(first_grid(padded, rows(1, 1), 1, 1 << 30), Ok(div(1 << 26, AXIS_BLOCK)));
     let capped = first_grid(AxisShape::new(1 << 30, 1), rows(1, 1), 1, 65_535);
     assert_eq!(capped, Ok(65_535), "capped: the kernel strides");
     assert_eq!(first_grid(AxisShape::new(0, 5), rows(8, 1), 1, 100), Ok(1));
