@@ -150,6 +150,10 @@ pub const AXIS_COLUMN_BLOCKS_PER_SM: usize = 8;
 pub const AXIS_VECTOR_COLUMN_BLOCKS_PER_SM: usize = 2;
 /// Axis columns: the fewest rows a thread walks in one split (its loads in flight, four at once).
 pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
+/// Axis columns, a 16-byte vector of columns per thread: the same bound. A split of fewer rows
+/// costs more in its fold launch than its blocks gain (axis-tuning, 32 × 128,256: one split
+/// 14–17 µs, two 18–26).
+pub const AXIS_VECTOR_MIN_ROWS_PER_THREAD: usize = 32;
 /// Threads per block of the batched `Op::N` kernel (a warp per row, as the row kernels).
 pub const SGEMV_BATCHED_BLOCK: u32 = 256;
 /// Rows a warp of the batched `Op::N` kernel sums at once (their loads in flight together).

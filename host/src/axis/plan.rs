@@ -4,7 +4,8 @@ use crate::error::{Error, Result};
 use crate::launch::div_ceil;
 use kernels::config::{
     AXIS_BLOCK, AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_CHUNK_BYTES, AXIS_MIN_ROWS_PER_THREAD,
-    AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, VECTOR_BYTES, WARP_SIZE,
+    AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM,
+    AXIS_VECTOR_MIN_ROWS_PER_THREAD, VECTOR_BYTES, WARP_SIZE,
 };
 
 /// Most partials one result folds (`fold`: 64 per thread, four loads in flight at a time):
@@ -122,7 +123,7 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// |---|---|
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
 /// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
-/// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split until `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM, each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
+/// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split until `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM, each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
 /// | rows | `Rows`: a lane per 16-byte vector of a row, up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES` |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
@@ -148,9 +149,13 @@ pub fn auto_strategy(
         let threads = div_ceil(shape.n.max(1), width.max(1) as usize);
         let tile = threads.next_power_of_two().clamp(1, AXIS_BLOCK as usize);
         let (tiles, phases) = (div_ceil(threads, tile), AXIS_BLOCK as usize / tile);
-        let per_sm = if width > 1 { AXIS_VECTOR_COLUMN_BLOCKS_PER_SM } else { AXIS_COLUMN_BLOCKS_PER_SM };
+        let (per_sm, min_rows) = if width > 1 {
+            (AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD)
+        } else {
+            (AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_ROWS_PER_THREAD)
+        };
         let want = div_ceil(sm * per_sm, tiles);
-        let by_rows = shape.m / (phases * AXIS_MIN_ROWS_PER_THREAD);
+        let by_rows = shape.m / (phases * min_rows);
         let splits = want.min(by_rows).min(AXIS_MAX_CHUNKS / phases).max(1);
         return (shape, AxisStrategy::Columns { tile: tile as u32, splits: splits as u32 });
     }

@@ -80,6 +80,8 @@ fn auto_serves_the_benchmark_shapes() {
     assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 66 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 16, splits: 264 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 4, splits: 256 });
+    // Few rows: no split below AXIS_VECTOR_MIN_ROWS_PER_THREAD rows per thread.
+    assert_eq!(auto(Axis::Columns, 32, 128_256).1, AxisStrategy::Columns { tile: 256, splits: 1 });
     // A column per thread (rows not 16-byte aligned): tiles as wide as n.
     let scalar = |m, n| auto_strategy(Axis::Columns, AxisShape::new(m, n), 4, 1, H100_SMS).1;
     assert_eq!(scalar(4096, 4096), AxisStrategy::Columns { tile: 256, splits: 66 });
