@@ -30,6 +30,9 @@ pub enum ArgOp {
 }
 
 impl ArgOp {
+    /// The ops along an axis, in `kernels::axis_arg::AXIS_ARG_OPS` order (an axis job's op number).
+    pub(crate) const ALONG_AXIS: [ArgOp; 2] = [ArgOp::ArgMin, ArgOp::ArgMax];
+
     pub const ALL: [ArgOp; 3] = [ArgOp::ArgMin, ArgOp::ArgMax, ArgOp::ArgMinMax];
 
     pub fn name(self) -> &'static str {

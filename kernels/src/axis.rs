@@ -272,35 +272,28 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     let identity = start(if r < r1 { r } else { usize::MAX });
     if width == 1 {
         let mut acc = identity;
-        while r + 3 * phases < r1 {
-            let v = [
-                *p.add(r * lda),
-                *p.add((r + phases) * lda),
-                *p.add((r + 2 * phases) * lda),
-                *p.add((r + 3 * phases) * lda),
-            ];
-            for k in 0..4 {
-                acc = fold(acc, v[k], r + k * phases);
-            }
-            r += 4 * phases;
-        }
-        while r < r1 {
-            acc = fold(acc, *p.add(r * lda), r);
-            r += phases;
-        }
+        walk_rows(r, r1, phases, |r| *p.add(r * lda), |e, r| acc = fold(acc, e, r));
         return store(col, slot(col), acc);
     }
     // One accumulator per column of the vector, indexed by constants only (registers).
     let mut acc = [identity; MAX_COLUMN_WIDTH];
     let row = |r: usize| load_v4(p.add(r * lda) as *const [u32; 4]);
+    let keep = |k: usize| col + k < n;
+    // Column k of row r's vector `v`, for every k (`whole`) or those in the matrix.
+    let mut take = |v: [u32; 4], r: usize, whole: bool| {
+        for k in 0..E::PER_VEC {
+            if whole || keep(k) {
+                acc[k] = fold(acc[k], E::lane(&v, k), r);
+            }
+        }
+    };
     if col + E::PER_VEC <= n {
-        fold_vector_rows(&mut acc, r, r1, phases, row, |_| true, &fold);
+        walk_rows(r, r1, phases, row, |v, r| take(v, r, true));
     } else {
         // A partial last vector: its whole vector is in the input (in the row padding, as
         // lda ≥ PER_VEC) on every row but the last, which is read one element at a time.
-        let keep = |k: usize| col + k < n;
         let last = rows.saturating_sub(1);
-        r = fold_vector_rows(&mut acc, r, core::cmp::min(r1, last), phases, row, keep, &fold);
+        r = walk_rows(r, core::cmp::min(r1, last), phases, row, |v, r| take(v, r, false));
         if r == last && r < r1 {
             for k in 0..E::PER_VEC {
                 if keep(k) {
@@ -310,32 +303,23 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
         }
     }
     for k in 0..E::PER_VEC {
-        if col + k < n {
+        if keep(k) {
             store(col + k, slot(col + k), acc[k]);
         }
     }
 }
 
-/// Folds rows `r, r + phases, …` below `end` of one vector of columns into `acc` (column k's
-/// when `keep(k)`), `row(r)` loading row r's vector, four in flight. Returns the first row left.
+/// Hands rows `r, r + phases, …` below `end` to `take(row(r), r)` in order, `row` loading one
+/// row's element or vector, four loads in flight. Returns the first row left.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
-unsafe fn fold_vector_rows<E: Element, A: Copy>(
-    acc: &mut [A; MAX_COLUMN_WIDTH],
+unsafe fn walk_rows<L: Copy>(
     mut r: usize,
     end: usize,
     phases: usize,
-    row: impl Fn(usize) -> [u32; 4],
-    keep: impl Fn(usize) -> bool,
-    fold: &impl Fn(A, E, usize) -> A,
+    row: impl Fn(usize) -> L,
+    mut take: impl FnMut(L, usize),
 ) -> usize {
-    let mut take = |v: [u32; 4], r: usize| {
-        for k in 0..E::PER_VEC {
-            if keep(k) {
-                acc[k] = fold(acc[k], E::lane(&v, k), r);
-            }
-        }
-    };
     while r + 3 * phases < end {
         let v = [row(r), row(r + phases), row(r + 2 * phases), row(r + 3 * phases)];
         // Written out: a loop over the four leaves `v` in local memory when the fold is long.

@@ -40,11 +40,10 @@ mod private {
 
 /// The op's number in `kernels::axis_arg::AXIS_ARG_OPS`; argminmax has no axis kernels.
 fn along_op(op: ArgOp) -> Result<usize> {
-    match op {
-        ArgOp::ArgMin => Ok(0),
-        ArgOp::ArgMax => Ok(1),
-        ArgOp::ArgMinMax => Err(Error::Unsupported { what: "argminmax along an axis: call argmin and argmax".into() }),
-    }
+    ArgOp::ALONG_AXIS
+        .iter()
+        .position(|&o| o == op)
+        .ok_or_else(|| Error::Unsupported { what: "argminmax along an axis: call argmin and argmax".into() })
 }
 
 /// `TooLarge` when a line of `len` elements could hold indices `I` cannot tell apart.

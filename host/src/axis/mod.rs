@@ -208,7 +208,7 @@ unsafe fn enqueue_whole_row<T: TypedElement>(q: &mut Enqueue<'_>, job: &Job<'_, 
             }
         },
         Results::Arg { values, indices, wide: true } => {
-            let op = [ArgOp::ArgMin, ArgOp::ArgMax][job.op];
+            let op = ArgOp::ALONG_AXIS[job.op];
             let out = ArgSlot { values, indices, slot: ResultSlot::device(0) };
             // SAFETY: `values` and `indices` hold one value and one u64 index (`enqueue`'s contract).
             unsafe { enqueue_arg(q, op, &row, out) }?;

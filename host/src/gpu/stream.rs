@@ -200,7 +200,7 @@ impl<'a> Enqueue<'a> {
             // SAFETY: any bytes are a valid E (this function's contract).
             return unsafe { self.copy_value(K * std::mem::size_of::<E>()) };
         }
-        let chunks = (K * std::mem::size_of::<E>() + 3) / 4;
+        let chunks = chunks_of::<E, K>();
         let mut words = [0u64; RESULT_CHUNKS];
         self.wait_tagged(slot.seq, &mut words[..chunks])?;
         // SAFETY: any bytes are a valid E (this function's contract).
@@ -219,7 +219,7 @@ impl<'a> Enqueue<'a> {
         blocks: usize,
     ) -> Result<Vec<[E; K]>> {
         assert!(slot.tagged != 0, "tagged words to read");
-        let chunks = (K * std::mem::size_of::<E>() + 3) / 4;
+        let chunks = chunks_of::<E, K>();
         let mut words = vec![0u64; chunks * blocks];
         self.wait_tagged(slot.seq, &mut words)?;
         // SAFETY: any bytes are a valid E (this function's contract).
@@ -319,6 +319,11 @@ fn spin_for_tagged(words: &[AtomicU64], seq: u32, budget: Duration, out: &mut [u
         std::hint::spin_loop();
     }
     true
+}
+
+/// Tagged words (one 32-bit chunk each) that `K` values of `E` take.
+fn chunks_of<E, const K: usize>() -> usize {
+    (K * std::mem::size_of::<E>() + 3) / 4
 }
 
 /// `K` values of `E` from the 32-bit chunks in the low halves of `words`: chunk `i` holds the

@@ -186,7 +186,12 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
     /// Takes vector `i` with words `w`.
     #[inline(always)]
     pub fn see(&mut self, w: &[u32; 4], i: usize) {
-        let k = D::key(D::vec_extreme(w));
+        self.reach(D::key(D::vec_extreme(w)), i);
+    }
+
+    /// Position `i` with key `k`: kept only when `k` goes strictly further than the best so far.
+    #[inline(always)]
+    fn reach(&mut self, k: T::Key, i: usize) {
         if D::further(k, self.key) {
             self.key = k;
             self.vec = i;
@@ -225,11 +230,7 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
     /// rows, visited in increasing order).
     #[inline(always)]
     pub fn see_element(&mut self, e: T, i: usize) {
-        let k = D::key(e);
-        if D::further(k, self.key) {
-            self.key = k;
-            self.vec = i;
-        }
+        self.reach(D::key(e), i);
     }
 
     /// (value, position) of the element tracked by [`Track::see_element`], its value read back
