@@ -2,8 +2,9 @@
 """The tables of gemv against its peers from one device call's markdown output: ours (`bin/bench
 batched hgemv shapes`), native cuBLAS (`native_peers batched hgemv sgemv`) and torch
 (`torch_peers.py --only batched,hgemv,shapes`), with the faster peer over ours for each row and how
-many rows are below it: the decoding shapes (f32 batched, bf16 with bf16 y against TST, GemmEx and
-torch, bf16 with f32 y against TSS) and the f32 sgemv shapes (cold).
+many rows are below it: the decoding shapes (f32 batched; bf16 with bf16 y against TST, GemmEx and
+torch, bf16 with f32 y against TSS; f16 the same against HSH and HSS) and the f32 sgemv shapes
+(cold).
 
 Usage: python3 gemv_table.py RESULTS_DIR
 RESULTS_DIR holds bench.md, native.md and torch.md (the three programs' stdout).
@@ -27,7 +28,9 @@ def peers(results):
         for r in rows:
             if "call" in r:
                 shape = f"{r['batch']} x {r['m']}x{r['n']}"
-                types = "TSS" if r["call"].startswith("TSS") else "TST"
+                call = r["call"][:3]
+                f16 = title.startswith("native: f16")
+                types = call if call in ("TST", "TSS", "HSH", "HSS") else "HSH" if f16 else "TST"
                 put((shape, r["op"], types), "cuBLAS", number(r["µs"]))
             elif "batch" in r:
                 put((f"{r['batch']} x {r['m']}x{r['n']}", r["op"], "f32"), "cuBLAS", number(r["µs"]))
@@ -38,7 +41,7 @@ def peers(results):
         for r in rows:
             what = r.get("what", "")
             if what.startswith("torch.bmm") or (what.startswith("torch.mv") and " x " in r.get("shape", "")):
-                types = {"float32": "f32", "bfloat16": "TST"}.get(r.get("dtype"))
+                types = {"float32": "f32", "bfloat16": "TST", "float16": "HSH"}.get(r.get("dtype"))
                 put((r["shape"], "T" if "A^T" in what else "N", types), "torch", number(r["median µs"]))
             elif what.startswith("torch.mv"):
                 put((r["shape"], "T" if ".t()" in what else "N"), "torch", number(r["median µs"]))
@@ -73,7 +76,7 @@ def main():
                 continue
             for r in rows:
                 if "types" in r:
-                    types = "f32" if r["types"] == "f32" else "TSS" if "(TSS)" in r["types"] else "TST"
+                    types = "f32" if r["types"] == "f32" else r["types"][-4:-1]
                     shape = f"{r['batch']} x {r['m']}x{r['n']}"
                     key, text = (shape, r["op"], types), f"{types} | {shape} | {r['op']}"
                     ours, kernel = number(r["µs"]), r["kernel"]

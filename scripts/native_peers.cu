@@ -28,9 +28,9 @@
 //          bfloat16, cold; offsets as an int array (begin = offsets, end = offsets + 1).
 //   batched  cublasSgemvStridedBatched on the attention decode shapes (set "attention" of --gemv),
 //          both ops, cold (A rotated past L2), as bin/bench's batched section.
-//   hgemv  bf16 A, as bin/bench's hgemv section: cublasGemmEx (n = 1, bf16 x and y, f32 compute)
-//          on the Llama projections (set "llama"), cublasTSTgemvStridedBatched (bf16 y) and
-//          cublasTSSgemvStridedBatched (f32 y) on every shape; both ops, cold.
+//   hgemv  bf16 then f16 A and x, as bin/bench's hgemv section: cublasGemmEx (n = 1, x and y of
+//          A's type, f32 compute) on the Llama projections (set "llama"), the strided-batched
+//          gemv with y of A's type (TST, HSH) and f32 y (TSS, HSS) on every shape; both ops, cold.
 // Every CUDA and cuBLAS call is checked.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -696,26 +696,46 @@ static void batched_section(cudaStream_t stream, const cudaDeviceProp &prop, con
     CHECK_BLAS(cublasDestroy(handle));
 }
 
-// bf16 A and x; cuBLAS's TST (bf16 y) and TSS (f32 y) strided-batched gemv, and for single
-// problems cublasGemmEx with n = 1 (bf16 y, f32 compute).
-static void hgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const std::vector<GemvShape> &shapes) {
-    cublasHandle_t handle;
-    CHECK_BLAS(cublasCreate(&handle));
-    CHECK_BLAS(cublasSetStream(handle, stream));
-    std::printf("\n### native: bf16 A and x, cuBLAS (cold; median of %d after %d)\n\n", REPS, WARMUP_REPS);
+// What hgemv_rows needs of a half type: its name, cuBLAS data type, conversions and the
+// strided-batched gemv with y of its own type (`same`: TST, HSH) and with f32 y (`wide`: TSS, HSS).
+template <class H> struct HalfBlas;
+template <> struct HalfBlas<__nv_bfloat16> {
+    static constexpr const char *name = "bf16", *same_name = "TSTgemvStridedBatched", *wide_name = "TSSgemvStridedBatched";
+    static constexpr cudaDataType_t type = CUDA_R_16BF;
+    static __nv_bfloat16 of(float v) { return __float2bfloat16(v); }
+    static float back(__nv_bfloat16 v) { return __bfloat162float(v); }
+    template <class... Args> static cublasStatus_t same(Args... args) { return cublasTSTgemvStridedBatched(args...); }
+    template <class... Args> static cublasStatus_t wide(Args... args) { return cublasTSSgemvStridedBatched(args...); }
+};
+template <> struct HalfBlas<__half> {
+    static constexpr const char *name = "f16", *same_name = "HSHgemvStridedBatched", *wide_name = "HSSgemvStridedBatched";
+    static constexpr cudaDataType_t type = CUDA_R_16F;
+    static __half of(float v) { return __float2half(v); }
+    static float back(__half v) { return __half2float(v); }
+    template <class... Args> static cublasStatus_t same(Args... args) { return cublasHSHgemvStridedBatched(args...); }
+    template <class... Args> static cublasStatus_t wide(Args... args) { return cublasHSSgemvStridedBatched(args...); }
+};
+
+// A and x of the half type H; cuBLAS's strided-batched gemv with H y (TST, HSH) and f32 y (TSS,
+// HSS), and for single problems cublasGemmEx with n = 1 (H y, f32 compute).
+template <class H>
+static void hgemv_rows(cublasHandle_t handle, cudaStream_t stream, const cudaDeviceProp &prop,
+                       const std::vector<GemvShape> &shapes) {
+    using B = HalfBlas<H>;
+    std::printf("\n### native: %s A and x, cuBLAS (cold; median of %d after %d)\n\n", B::name, REPS, WARMUP_REPS);
     std::printf("| call | batch | m | n | op | µs | GB/s | check |\n|---|---|---|---|---|---|---|---|\n");
     size_t l2 = size_t(prop.l2CacheSize);
-    auto bf_a = [](size_t i) { return __float2bfloat16(a_of(i)); };
-    auto bf_x = [](size_t i) { return __float2bfloat16(x_of(i)); };
+    auto h_a = [](size_t i) { return B::of(a_of(i)); };
+    auto h_x = [](size_t i) { return B::of(x_of(i)); };
     for (const GemvShape &s : shapes) {
         size_t a_len = s.batch * s.m * s.n, count = std::max<size_t>(2, (4 * l2 + 2 * a_len - 1) / (2 * a_len));
-        std::vector<__nv_bfloat16 *> as = device_copies<__nv_bfloat16>(count, a_len, bf_a);
+        std::vector<H *> as = device_copies<H>(count, a_len, h_a);
         for (int t = 0; t < 2; ++t) {
             bool trans = t == 1;  // our Op::T
             size_t x_len = trans ? s.m : s.n, y_len = trans ? s.n : s.m;
-            __nv_bfloat16 *x = device_copies<__nv_bfloat16>(1, s.batch * x_len, bf_x)[0], *y16 = nullptr;
+            H *x = device_copies<H>(1, s.batch * x_len, h_x)[0], *y16 = nullptr;
             float *y32 = nullptr;
-            CHECK(cudaMalloc(&y16, s.batch * y_len * sizeof(__nv_bfloat16)));
+            CHECK(cudaMalloc(&y16, s.batch * y_len * sizeof(H)));
             CHECK(cudaMalloc(&y32, s.batch * y_len * sizeof(float)));
             const float alpha = 1.0f, beta = 0.0f;
             cublasOperation_t op = trans ? CUBLAS_OP_N : CUBLAS_OP_T;
@@ -730,24 +750,24 @@ static void hgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const
                     std::exit(1);
                 }
             };
-            auto a_back = [](size_t i) { return __bfloat162float(__float2bfloat16(a_of(i))); };
-            auto x_back = [](size_t i) { return __bfloat162float(__float2bfloat16(x_of(i))); };
-            double tst = median_ms(stream, REPS, [&](int i) {
-                CHECK_BLAS(cublasTSTgemvStridedBatched(handle, op, rows, cols, &alpha, as[i % count], rows, sa, x, 1, sx,
-                                                       &beta, y16, 1, sy, int(s.batch)));
+            auto a_back = [](size_t i) { return B::back(B::of(a_of(i))); };
+            auto x_back = [](size_t i) { return B::back(B::of(x_of(i))); };
+            double same = median_ms(stream, REPS, [&](int i) {
+                CHECK_BLAS(B::same(handle, op, rows, cols, &alpha, (const H *)as[i % count], rows, sa, (const H *)x, 1,
+                                   sx, &beta, y16, 1, sy, int(s.batch)));
             });
-            row("TSTgemvStridedBatched", tst, 2, check_outputs(y16, s, trans, a_back, x_back, 1e-2));
-            double tss = median_ms(stream, REPS, [&](int i) {
-                CHECK_BLAS(cublasTSSgemvStridedBatched(handle, op, rows, cols, &alpha, as[i % count], rows, sa, x, 1, sx,
-                                                       &beta, y32, 1, sy, int(s.batch)));
+            row(B::same_name, same, 2, check_outputs(y16, s, trans, a_back, x_back, 1e-2));
+            double wide = median_ms(stream, REPS, [&](int i) {
+                CHECK_BLAS(B::wide(handle, op, rows, cols, &alpha, (const H *)as[i % count], rows, sa, (const H *)x, 1,
+                                   sx, &beta, y32, 1, sy, int(s.batch)));
             });
-            row("TSSgemvStridedBatched", tss, 4, check_outputs(y32, s, trans, a_back, x_back, 1e-4));
+            row(B::wide_name, wide, 4, check_outputs(y32, s, trans, a_back, x_back, 1e-4));
             if (s.batch == 1) {
                 // C (y_len x 1) = op(A_cm) (y_len x x_len) x (x_len x 1), column-major.
                 double gemm = median_ms(stream, REPS, [&](int i) {
                     CHECK_BLAS(cublasGemmEx(handle, op, CUBLAS_OP_N, int(y_len), 1, int(x_len), &alpha, as[i % count],
-                                            CUDA_R_16BF, rows, x, CUDA_R_16BF, int(x_len), &beta, y16, CUDA_R_16BF,
-                                            int(y_len), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                            B::type, rows, x, B::type, int(x_len), &beta, y16, B::type, int(y_len),
+                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
                 });
                 row("GemmEx (n = 1)", gemm, 2, check_outputs(y16, s, trans, a_back, x_back, 1e-2));
             }
@@ -757,6 +777,15 @@ static void hgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const
         }
         for (auto a : as) CHECK(cudaFree(a));
     }
+}
+
+// bf16 then f16 A and x (hgemv_rows), on one handle.
+static void hgemv_section(cudaStream_t stream, const cudaDeviceProp &prop, const std::vector<GemvShape> &shapes) {
+    cublasHandle_t handle;
+    CHECK_BLAS(cublasCreate(&handle));
+    CHECK_BLAS(cublasSetStream(handle, stream));
+    hgemv_rows<__nv_bfloat16>(handle, stream, prop, shapes);
+    hgemv_rows<__half>(handle, stream, prop, shapes);
     CHECK_BLAS(cublasDestroy(handle));
 }
 

@@ -17,7 +17,8 @@ sgemv_torch.csv there.
 torch.segment_reduce (sum, max) over its ragged segments (skipped where torch lacks it).
 "batched" times torch.bmm in float32 on the attention decode shapes (set "attention" of --gemv,
 by default data/gemv_shapes.csv beside scripts/): A (batch, m, n) times x (batch, n, 1) for op
-N, A.transpose(1, 2) times x (batch, m, 1) for op T, cold. "hgemv" times the same in bfloat16:
+N, A.transpose(1, 2) times x (batch, m, 1) for op T, cold. "hgemv" times the same in bfloat16
+and float16:
 torch.mv on the Llama projections (set "llama") and torch.bmm on the attention shapes.
 
 Each repetition is timed on its own CUDA event pair after warm-up; the MEDIAN is reported.
@@ -127,8 +128,9 @@ def main():
     if "batched" in only:
         gemv_decoding(dev, reps, warmup, l2, load_gemv(args.gemv, "attention"), torch.float32)
     if "hgemv" in only:
-        gemv_decoding(dev, reps, warmup, l2, load_gemv(args.gemv, "llama") + load_gemv(args.gemv, "attention"),
-                      torch.bfloat16)
+        for dtype in (torch.bfloat16, torch.float16):
+            gemv_decoding(dev, reps, warmup, l2, load_gemv(args.gemv, "llama") + load_gemv(args.gemv, "attention"),
+                          dtype)
     if "value" in only:
         value_to_host(dev)
     if "axis" in only:

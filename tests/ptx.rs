@@ -3,8 +3,8 @@
 //! flagged finish) with no local memory.
 use cudakernels::stripe_depths;
 use cudakernels::{
-    ladder_entry_point, ArgOp, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_OPS, AXIS_KERNELS,
-    AXIS_TYPES, GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
+    ladder_entry_point, ArgOp, GemvLoads, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_OPS,
+    AXIS_KERNELS, AXIS_TYPES, GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
 };
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
@@ -79,10 +79,10 @@ fn ptx_has_every_typed_and_sgemv_kernel() {
 
 #[test]
 fn half_gemv_kernels_widen_in_hardware_and_round_y_to_nearest_even() {
-    assert_eq!(GEMV_KERNELS.len(), 34);
+    assert_eq!(GEMV_KERNELS.len(), 38);
     for e in GEMV_KERNELS {
         let body = entry(e.name);
-        if e.vector {
+        if e.loads != GemvLoads::Scalar {
             assert!(body.contains("ld.global.nc.v4.u32"), "{} has no 16-byte load", e.name);
             if e.op == Op::N {
                 assert!(body.contains("shfl.sync.bfly"), "{} folds its lanes by shuffles", e.name);
@@ -106,7 +106,7 @@ fn half_gemv_kernels_widen_in_hardware_and_round_y_to_nearest_even() {
             assert!(body.contains(inst), "{} does not round y with {}", e.name, inst);
         }
         // Scalar kernels load halves one by one; the vector ones 16 bytes at a time.
-        if !e.vector {
+        if e.loads == GemvLoads::Scalar {
             assert!(body.contains("ld.global.nc.u16"), "{} loads no 16-bit element", e.name);
         }
         if e.x == "f16" && e.a == "f16" {

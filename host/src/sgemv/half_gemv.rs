@@ -17,7 +17,8 @@ use crate::raw::view;
 use cust::memory::{DeviceCopy, DeviceSlice};
 use half::{bf16, f16};
 use kernels::config::SGEMV_BATCHED_BLOCK;
-use kernels::sgemv::half_gemv::GEMV_KERNELS;
+use kernels::sgemv::half_gemv::{GemvLoads, GEMV_KERNELS};
+use kernels::sgemv::row_walk::RowWalk;
 use kernels::sgemv::{Op, SgemvKernel};
 
 /// A weight type of [`GpuStream::gemv`]: f16 or bf16.
@@ -47,10 +48,9 @@ macro_rules! half_weights {
 }
 half_weights!(f16, bf16);
 
-/// Position in `GEMV_KERNELS` of the kernel for element types `a`, `x`, `y`, `op` and
-/// loads (`vector`: the `_nv` or `_tv` entry, 16-byte loads).
-pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op, vector: bool) -> Option<usize> {
-    GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op && e.vector == vector)
+/// Position in `GEMV_KERNELS` of the kernel for element types `a`, `x`, `y`, `op` and `loads`.
+pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op, loads: GemvLoads) -> Option<usize> {
+    GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op && e.loads == loads)
 }
 
 /// The kernel `GpuStream::gemv` runs for element types A, X and Y on a checked `shape` in
@@ -61,8 +61,8 @@ fn half_gemv_pick<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
 ) -> (usize, HalfGemvChoice) {
     let sizes = [std::mem::size_of::<A>(), std::mem::size_of::<X>(), std::mem::size_of::<Y>()];
     let choice = half_gemv_choice(shape, layout, sizes);
-    let vector = choice != HalfGemvChoice::Scalar;
-    let index = half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op, vector).expect("a kernel for every type triple");
+    let index =
+        half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op, choice.loads()).expect("a kernel for every type triple");
     (index, choice)
 }
 
@@ -71,7 +71,7 @@ fn half_gemv_pick<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
 /// loads; None keeps the scalar batched kernel of the op.
 pub(super) fn f32_vector_pick(shape: &SgemvShape, layout: &SgemvLayout) -> Option<(usize, HalfGemvChoice)> {
     let choice = half_gemv_choice(shape, layout, [4; 3]);
-    let index = half_gemv_index("f32", "f32", "f32", shape.op, true).expect("the f32 vector entries");
+    let index = half_gemv_index("f32", "f32", "f32", shape.op, GemvLoads::Vector).expect("the f32 vector entries");
     (choice != HalfGemvChoice::Scalar).then(|| (index, choice))
 }
 
@@ -182,7 +182,7 @@ impl GpuStream {
     ///
     /// # Safety
     /// The entry takes A, x and y of these types and `shape.op`; `choice` is
-    /// [`half_gemv_choice`]'s for the call (a vector choice needs a `vector` entry); the call
+    /// [`half_gemv_choice`]'s for the call and the entry's loads are `choice.loads()`; the call
     /// is checked (`validate_sized` with these element sizes, then `work`: alpha ≠ 0, a
     /// nonempty sum).
     #[allow(clippy::too_many_arguments)]
@@ -203,11 +203,16 @@ impl GpuStream {
         let blocks_per_sm = self.resident_threads(entry, SGEMV_BATCHED_BLOCK)? / SGEMV_BATCHED_BLOCK;
         let (mut extra, mut columns) = (Vec::new(), None);
         let (grid, block) = match choice {
-            HalfGemvChoice::VectorRows { lanes } => {
+            HalfGemvChoice::VectorRows { lanes } | HalfGemvChoice::ShortRows { lanes } => {
                 let rows = shape.m.saturating_mul(batch.count);
                 extra.push(lanes);
                 let sizes = [std::mem::size_of::<A>(), std::mem::size_of::<X>()];
-                (vector_rows_grid(rows, shape.n, sizes, lanes, self.sm_count(), blocks_per_sm), SGEMV_BATCHED_BLOCK)
+                let walk = match choice {
+                    HalfGemvChoice::ShortRows { .. } => RowWalk::Short,
+                    _ => RowWalk::of_vector_rows(rows, shape.n, sizes, lanes),
+                };
+                let grid = vector_rows_grid(rows, walk, lanes, self.sm_count(), blocks_per_sm);
+                (grid, SGEMV_BATCHED_BLOCK)
             }
             HalfGemvChoice::VectorColumns => {
                 let plan = vector_columns_plan(shape.m, shape.n, batch.count, self.sm_count(), blocks_per_sm);
@@ -246,7 +251,7 @@ impl GpuStream {
         // SAFETY: the entry takes (a: &[A], x: &[X], m, n, lda: usize, alpha, beta: f32,
         // y: *mut Y, incx, incy, stride_a, stride_x, stride_y, batch: usize)
         // (kernels/src/sgemv/half_gemv.rs), the batched kernels' layout, which
-        // `SgemvExtra::Batched` gives in that order; then `lanes` for the `_nv` entries, and
+        // `SgemvExtra::Batched` gives in that order; then `lanes` for the `_nv` and `_ns` entries, and
         // `lanes`, `rows_per_split`, partials and counters for the `_tv` entries.
         // The caller checked the call (lengths of A, x and y for every problem, y apart from
         // A and x and from the other problems' y; at most an emptied inner dimension, which
@@ -271,22 +276,26 @@ mod tests {
             for &a in ["f16", "bf16"].iter() {
                 for &x in ["f32", a].iter() {
                     for &y in ["f32", a].iter() {
-                        let i =
-                            half_gemv_index(a, x, y, op, false).unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
+                        let i = half_gemv_index(a, x, y, op, GemvLoads::Scalar)
+                            .unwrap_or_else(|| panic!("{} {} {} {:?}", a, x, y, op));
                         assert_eq!(GEMV_KERNELS[i].op, op);
-                        let v = half_gemv_index(a, x, y, op, true).expect("a vector kernel");
+                        let v = half_gemv_index(a, x, y, op, GemvLoads::Vector).expect("a vector kernel");
                         assert_eq!(GEMV_KERNELS[v].op, op);
+                        // Short rows: Op::N with x of A's type; y either.
+                        let short = half_gemv_index(a, x, y, op, GemvLoads::ShortRows);
+                        assert_eq!(short.is_some(), op == Op::N && x == a, "{} {} {} {:?}", a, x, y, op);
                     }
                 }
             }
-            assert_eq!(half_gemv_index("f16", "bf16", "f32", op, false), None);
+            assert_eq!(half_gemv_index("f16", "bf16", "f32", op, GemvLoads::Scalar), None);
         }
         for &op in [Op::N, Op::T].iter() {
-            assert_eq!(half_gemv_index("f32", "f32", "f32", op, false), None, "sgemv_batched_n/_t");
-            let v = half_gemv_index("f32", "f32", "f32", op, true).expect("an f32 vector kernel");
+            assert_eq!(half_gemv_index("f32", "f32", "f32", op, GemvLoads::Scalar), None, "sgemv_batched_n/_t");
+            assert_eq!(half_gemv_index("f32", "f32", "f32", op, GemvLoads::ShortRows), None, "f32 rows walk as Medium");
+            let v = half_gemv_index("f32", "f32", "f32", op, GemvLoads::Vector).expect("an f32 vector kernel");
             assert_eq!(GEMV_KERNELS[v].op, op);
         }
-        assert_eq!(GEMV_KERNELS.len(), 34);
+        assert_eq!(GEMV_KERNELS.len(), 38);
         assert_eq!((<f32 as GemvVector<bf16>>::NAME, <bf16 as GemvVector<bf16>>::NAME), ("f32", "bf16"));
     }
 }

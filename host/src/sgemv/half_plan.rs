@@ -4,6 +4,7 @@ use super::layout::SgemvLayout;
 use super::shape::SgemvShape;
 use crate::launch::{div_ceil, resident_blocks};
 use kernels::config::{SGEMV_BATCHED_BLOCK, VECTOR_BYTES, WARP_SIZE};
+use kernels::sgemv::half_gemv::GemvLoads;
 use kernels::sgemv::row_walk::RowWalk;
 use kernels::sgemv::Op;
 
@@ -14,15 +15,31 @@ pub enum HalfGemvChoice {
     Scalar,
     /// Op::N with 16-byte loads, `lanes` per row.
     VectorRows { lanes: usize },
+    /// Op::N on short rows of halves ([`RowWalk::Short`]), 16-byte loads, `lanes` per row: the
+    /// `_ns` entries.
+    ShortRows { lanes: usize },
     /// Op::T with 16-byte loads of A (eight columns per thread), planned by
     /// [`vector_columns_plan`].
     VectorColumns,
 }
 
+impl HalfGemvChoice {
+    /// The loads of the entry that runs this choice.
+    pub fn loads(self) -> GemvLoads {
+        match self {
+            HalfGemvChoice::Scalar => GemvLoads::Scalar,
+            HalfGemvChoice::ShortRows { .. } => GemvLoads::ShortRows,
+            HalfGemvChoice::VectorRows { .. } | HalfGemvChoice::VectorColumns => GemvLoads::Vector,
+        }
+    }
+}
+
 /// `Auto`'s choice for a checked shape in `layout` with element sizes `[A, x, y]` in bytes:
 /// Op::N with `incx == 1` and every row start of A and every problem's x 16-byte aligned
 /// takes [`HalfGemvChoice::VectorRows`], with the fewest lanes (at least 8, so that the last
-/// n % 8 columns find a lane each) that cover a row's 8-element vectors, up to 32. Op::T
+/// n % 8 columns find a lane each) that cover a row's 8-element vectors, up to 32, or
+/// [`HalfGemvChoice::ShortRows`] with as many lanes where the rows walk as
+/// [`RowWalk::Short`] (halves in A and x, one step per lane, enough rows). Op::T
 /// with n a multiple of 8 (n ≥ 8) and every row start of A 16-byte aligned takes
 /// [`HalfGemvChoice::VectorColumns`] (x and y in any layout); the rest
 /// [`HalfGemvChoice::Scalar`] (incx above 1 for Op::N, or unaligned rows: correct, slower).
@@ -43,26 +60,21 @@ pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize;
         return HalfGemvChoice::Scalar;
     }
     let lanes = div_ceil(shape.n, 8).next_power_of_two().clamp(8, WARP_SIZE as usize);
+    let rows = shape.m.saturating_mul(layout.batch.count);
+    if RowWalk::of(rows, shape.n, [a_size, x_size], lanes) == RowWalk::Short {
+        return HalfGemvChoice::ShortRows { lanes };
+    }
     HalfGemvChoice::VectorRows { lanes }
 }
 
-/// Blocks of `SGEMV_BATCHED_BLOCK` threads for the vectorized Op::N kernel over `rows` rows
-/// (every problem's) of `n` elements with `lanes` per row, `sizes` the bytes of A's and x's
-/// elements: one tile
-/// ([`RowWalk`]) per warp, at most the resident blocks (`blocks_per_sm` each on `sm_count`
-/// SMs; warps then stride).
-pub fn vector_rows_grid(
-    rows: usize,
-    n: usize,
-    sizes: [usize; 2],
-    lanes: usize,
-    sm_count: u32,
-    blocks_per_sm: u32,
-) -> usize {
+/// Blocks of `SGEMV_BATCHED_BLOCK` threads for a vectorized Op::N kernel that walks `rows`
+/// rows (every problem's) as `walk` with `lanes` per row: one tile
+/// ([`RowWalk::tile_rows`]) per warp, at most the resident blocks (`blocks_per_sm` each on
+/// `sm_count` SMs; warps then stride).
+pub fn vector_rows_grid(rows: usize, walk: RowWalk, lanes: usize, sm_count: u32, blocks_per_sm: u32) -> usize {
     let warps = (SGEMV_BATCHED_BLOCK / WARP_SIZE) as usize;
-    let rows_per_block = warps * RowWalk::of(rows, n, sizes, lanes).rows_per_group() * (WARP_SIZE as usize / lanes);
     let resident = resident_blocks(SGEMV_BATCHED_BLOCK, sm_count, blocks_per_sm * SGEMV_BATCHED_BLOCK) as usize;
-    div_ceil(rows, rows_per_block).clamp(1, resident.max(1))
+    div_ceil(rows, warps * walk.tile_rows(lanes)).clamp(1, resident.max(1))
 }
 
 /// How the vectorized Op::T kernel runs: threads per row (8 columns each), the rows of one
@@ -125,12 +137,24 @@ mod tests {
             let choice = half_gemv_choice(&shape(Op::N, 4096, n, lda, 256, 512), &SgemvLayout::SINGLE, bf16_f32);
             assert_eq!(choice, HalfGemvChoice::VectorRows { lanes }, "n = {}", n);
         }
-        // Attention scores: K caches of 32 and 64 heads, one problem each.
-        for &(heads, kv, head) in [(32, 512, 64), (64, 32768, 128)].iter() {
+        // Attention scores: K caches of 32 and 64 heads, one problem each; from 2^16 rows in
+        // all, short rows of halves take their own entries.
+        for &(heads, kv, head, lanes, short) in
+            [(32, 512, 64, 8, false), (32, 4096, 128, 16, true), (64, 32768, 128, 16, true)].iter()
+        {
             let call = shape(Op::N, kv, head, head, 0, 0);
             let layout = batch(heads, kv * head, head);
-            assert!(matches!(half_gemv_choice(&call, &layout, [2, 2, 2]), HalfGemvChoice::VectorRows { .. }));
+            let want = if short { HalfGemvChoice::ShortRows { lanes } } else { HalfGemvChoice::VectorRows { lanes } };
+            assert_eq!(half_gemv_choice(&call, &layout, [2, 2, 2]), want, "{} x {} x {}", heads, kv, head);
+            assert_eq!(half_gemv_choice(&call, &layout, [2, 2, 4]), want, "f32 y");
+            let wide = half_gemv_choice(&call, &layout, [2, 4, 4]);
+            assert_eq!(wide, HalfGemvChoice::VectorRows { lanes }, "f32 x: medium rows");
         }
+        let long = shape(Op::N, 1 << 16, 264, 264, 0, 0);
+        assert_eq!(half_gemv_choice(&long, &SgemvLayout::SINGLE, [2, 2, 2]), HalfGemvChoice::VectorRows { lanes: 32 });
+        assert_eq!(HalfGemvChoice::ShortRows { lanes: 8 }.loads(), GemvLoads::ShortRows);
+        assert_eq!(HalfGemvChoice::VectorColumns.loads(), GemvLoads::Vector);
+        assert_eq!(HalfGemvChoice::Scalar.loads(), GemvLoads::Scalar);
     }
 
     fn strided_x(incx: usize) -> SgemvLayout {
@@ -194,16 +218,21 @@ mod tests {
     fn vector_rows_grid_gives_each_warp_a_tile_up_to_the_resident_blocks() {
         // 8 warps · rows per group · (32 / lanes) groups per block: short rows 8 per group,
         // medium 4, long 1.
-        assert_eq!(vector_rows_grid(1, 64, [2, 2], 8, 132, 8), 1);
-        assert_eq!(vector_rows_grid(128, 64, [2, 2], 8, 132, 8), 1);
-        assert_eq!(vector_rows_grid(129, 64, [2, 2], 8, 132, 8), 2);
-        assert_eq!(vector_rows_grid(32 * 512, 64, [2, 2], 8, 132, 8), 128, "few rows: medium");
-        assert_eq!(vector_rows_grid(1 << 16, 64, [2, 2], 8, 132, 8), 256, "short");
-        assert_eq!(vector_rows_grid(1 << 16, 64, [4, 4], 8, 132, 8), 512, "f32: medium");
-        assert_eq!(vector_rows_grid(4096, 1024, [2, 2], 32, 132, 8), 128);
-        assert_eq!(vector_rows_grid(4096, 4096, [2, 2], 32, 132, 8), 512);
-        assert_eq!(vector_rows_grid(128256, 4096, [2, 2], 32, 132, 8), 132 * 8);
-        assert_eq!(vector_rows_grid(0, 64, [2, 2], 32, 132, 0), 1);
+        let grid = |batch: usize, m, n, sizes, lanes, blocks| {
+            let walk = RowWalk::of_vector_rows(batch * m, n, sizes, lanes);
+            vector_rows_grid(batch * m, walk, lanes, 132, blocks)
+        };
+        assert_eq!(grid(1, 1, 64, [2, 2], 8, 8), 1);
+        assert_eq!(grid(1, 128, 64, [2, 2], 8, 8), 1);
+        assert_eq!(grid(1, 129, 64, [2, 2], 8, 8), 2);
+        assert_eq!(grid(32, 512, 64, [2, 2], 8, 8), 128, "few rows: medium");
+        assert_eq!(vector_rows_grid(1 << 16, RowWalk::Short, 8, 132, 8), 256, "short");
+        assert_eq!(vector_rows_grid(1 << 16, RowWalk::Short, 16, 132, 8), 512, "short, 16 lanes");
+        assert_eq!(grid(1, 1 << 16, 64, [4, 4], 8, 8), 512, "f32: medium");
+        assert_eq!(grid(1, 4096, 1024, [2, 2], 32, 8), 128);
+        assert_eq!(grid(1, 4096, 4096, [2, 2], 32, 8), 512);
+        assert_eq!(grid(1, 128256, 4096, [2, 2], 32, 8), 132 * 8);
+        assert_eq!(grid(1, 0, 64, [2, 2], 32, 0), 1);
     }
 
     #[test]
@@ -217,12 +246,13 @@ mod tests {
             let layout = batch(count, m * n, n);
             let layout = SgemvLayout { batch: SgemvBatch { stride_y: m, ..layout.batch }, ..layout };
             let n_choice = half_gemv_choice(&shape(Op::N, m, n, n, 0, 0), &layout, [2, 2, 2]);
-            let lanes = match n_choice {
-                HalfGemvChoice::VectorRows { lanes } => lanes,
+            let (lanes, walk) = match n_choice {
+                HalfGemvChoice::VectorRows { lanes } => (lanes, RowWalk::of_vector_rows(count * m, n, [2, 2], lanes)),
+                HalfGemvChoice::ShortRows { lanes } => (lanes, RowWalk::Short),
                 other => panic!("{}: Op::N took {:?}", line, other),
             };
-            // 132 SMs, 2 blocks each (the vector Op::N kernel's ~98 registers).
-            let grid = vector_rows_grid(count * m, n, [2, 2], lanes, 132, 2);
+            // 132 SMs, 2 blocks each (the vector Op::N kernel's ~100 registers).
+            let grid = vector_rows_grid(count * m, walk, lanes, 132, 2);
             assert!(grid >= 128, "{}: Op::N grid {}", line, grid);
             let t = SgemvLayout { batch: SgemvBatch { stride_x: m, stride_y: n, ..layout.batch }, ..layout };
             assert_eq!(half_gemv_choice(&shape(Op::T, m, n, n, 0, 0), &t, [2, 2, 2]), HalfGemvChoice::VectorColumns);

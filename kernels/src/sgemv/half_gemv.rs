@@ -6,17 +6,19 @@
 //! kernels' bodies ([`super::batched`]); the `_nv` entries (Op::N with 16-byte loads) take
 //! `lanes` per row after it and run [`super::vector_batched`]'s, the `_tv` entries (Op::T with
 //! 16-byte loads) `lanes`, `rows_per_split`, partials and counters and run
-//! [`super::vector_columns`]'s.
+//! [`super::vector_columns`]'s, and the `_ns` entries (Op::N on short rows of halves, A and x
+//! f16 or bf16) take `lanes` and run [`super::short_rows`]'s.
 //!
 //! # Safety
 //! As [`super::batched`]'s, in elements of each buffer's own type: A's, x's and y's spans in
 //! bounds for every problem, the problems' y disjoint, blocks of `SGEMV_BATCHED_BLOCK` (Op::N)
-//! or `SGEMV_BATCHED_T_BLOCK` (Op::T) threads; the `_nv` and `_tv` entries as
-//! [`super::vector_batched`]'s and [`super::vector_columns`]'s (alignment, lanes, grid).
+//! or `SGEMV_BATCHED_T_BLOCK` (Op::T) threads; the `_nv`, `_ns` and `_tv` entries as
+//! [`super::vector_batched`]'s, [`super::short_rows`]'s and [`super::vector_columns`]'s
+//! (alignment, lanes, grid).
 //!
 //! # Thread mapping
 //! That of `batched::rows` (Op::N), `batched::columns` (Op::T), `vector_batched::rows`
-//! (`_nv`) and `vector_columns::columns` (`_tv`).
+//! (`_nv`), `short_rows::rows` (`_ns`) and `vector_columns::columns` (`_tv`).
 use super::kinds::Op;
 
 /// One gemv entry point by element types: its PTX name, the element type names of A, x and y,
@@ -28,16 +30,25 @@ pub struct GemvEntry {
     pub x: &'static str,
     pub y: &'static str,
     pub op: Op,
-    /// Whether it loads 16 bytes of A per step (aligned rows; Op::N also `incx == 1`) and takes
-    /// its plan's arguments after the batched layout (`_nv`: lanes; `_tv`: lanes, rows per
-    /// split, partials, counters).
-    pub vector: bool,
+    pub loads: GemvLoads,
+}
+
+/// How a gemv entry reads A, and which plan's arguments it takes after the batched layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemvLoads {
+    /// One element at a time, any alignment and increment; no more arguments.
+    Scalar,
+    /// 16 bytes of A per step (aligned rows; Op::N also `incx == 1`). `_nv`: lanes; `_tv`:
+    /// lanes, rows per split, partials, counters.
+    Vector,
+    /// Op::N on short rows of halves (`_ns`), 16 bytes per step as `Vector`: lanes.
+    ShortRows,
 }
 
 /// The table below makes, from one line per kernel, its entry point (on the GPU) and its
 /// [`GemvEntry`] (everywhere).
 macro_rules! half_gemv_kernels {
-    ($($name:ident: $a:ident, $x:ident, $y:ident, $op:ident => $body:path $(, $extra:ident: $t:ty)*;)*) => {
+    ($($name:ident: $a:ident, $x:ident, $y:ident, $op:ident, $loads:ident => $body:path $(, $extra:ident: $t:ty)*;)*) => {
         /// Every gemv entry point by element types, in the order the host resolves them.
         pub const GEMV_KERNELS: &[GemvEntry] = &[$(GemvEntry {
             name: stringify!($name),
@@ -45,7 +56,7 @@ macro_rules! half_gemv_kernels {
             x: stringify!($x),
             y: stringify!($y),
             op: Op::$op,
-            vector: half_gemv_kernels!(@vector $($extra)*),
+            loads: GemvLoads::$loads,
         }),*];
         $(
             #[cfg(target_os = "cuda")]
@@ -63,46 +74,48 @@ macro_rules! half_gemv_kernels {
             }
         )*
     };
-    (@vector) => { false };
-    (@vector $($extra:ident)+) => { true };
 }
 
 #[cfg(target_os = "cuda")]
 use half::{bf16, f16};
 
 half_gemv_kernels! {
-    gemv_f16_f32_f32_n: f16, f32, f32, N => super::batched::rows;
-    gemv_f16_f32_f32_nv: f16, f32, f32, N => super::vector_batched::rows, lanes: usize;
-    gemv_f16_f32_f32_t: f16, f32, f32, T => super::batched::columns;
-    gemv_f16_f32_f32_tv: f16, f32, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    gemv_f16_f32_f16_n: f16, f32, f16, N => super::batched::rows;
-    gemv_f16_f32_f16_nv: f16, f32, f16, N => super::vector_batched::rows, lanes: usize;
-    gemv_f16_f32_f16_t: f16, f32, f16, T => super::batched::columns;
-    gemv_f16_f32_f16_tv: f16, f32, f16, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    gemv_f16_f16_f32_n: f16, f16, f32, N => super::batched::rows;
-    gemv_f16_f16_f32_nv: f16, f16, f32, N => super::vector_batched::rows, lanes: usize;
-    gemv_f16_f16_f32_t: f16, f16, f32, T => super::batched::columns;
-    gemv_f16_f16_f32_tv: f16, f16, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    gemv_f16_f16_f16_n: f16, f16, f16, N => super::batched::rows;
-    gemv_f16_f16_f16_nv: f16, f16, f16, N => super::vector_batched::rows, lanes: usize;
-    gemv_f16_f16_f16_t: f16, f16, f16, T => super::batched::columns;
-    gemv_f16_f16_f16_tv: f16, f16, f16, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    gemv_bf16_f32_f32_n: bf16, f32, f32, N => super::batched::rows;
-    gemv_bf16_f32_f32_nv: bf16, f32, f32, N => super::vector_batched::rows, lanes: usize;
-    gemv_bf16_f32_f32_t: bf16, f32, f32, T => super::batched::columns;
-    gemv_bf16_f32_f32_tv: bf16, f32, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    gemv_bf16_f32_bf16_n: bf16, f32, bf16, N => super::batched::rows;
-    gemv_bf16_f32_bf16_nv: bf16, f32, bf16, N => super::vector_batched::rows, lanes: usize;
-    gemv_bf16_f32_bf16_t: bf16, f32, bf16, T => super::batched::columns;
-    gemv_bf16_f32_bf16_tv: bf16, f32, bf16, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    gemv_bf16_bf16_f32_n: bf16, bf16, f32, N => super::batched::rows;
-    gemv_bf16_bf16_f32_nv: bf16, bf16, f32, N => super::vector_batched::rows, lanes: usize;
-    gemv_bf16_bf16_f32_t: bf16, bf16, f32, T => super::batched::columns;
-    gemv_bf16_bf16_f32_tv: bf16, bf16, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    gemv_bf16_bf16_bf16_n: bf16, bf16, bf16, N => super::batched::rows;
-    gemv_bf16_bf16_bf16_nv: bf16, bf16, bf16, N => super::vector_batched::rows, lanes: usize;
-    gemv_bf16_bf16_bf16_t: bf16, bf16, bf16, T => super::batched::columns;
-    gemv_bf16_bf16_bf16_tv: bf16, bf16, bf16, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
-    gemv_f32_f32_f32_nv: f32, f32, f32, N => super::vector_batched::rows, lanes: usize;
-    gemv_f32_f32_f32_tv: f32, f32, f32, T => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_f16_f32_f32_n: f16, f32, f32, N, Scalar => super::batched::rows;
+    gemv_f16_f32_f32_nv: f16, f32, f32, N, Vector => super::vector_batched::rows, lanes: usize;
+    gemv_f16_f32_f32_t: f16, f32, f32, T, Scalar => super::batched::columns;
+    gemv_f16_f32_f32_tv: f16, f32, f32, T, Vector => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_f16_f32_f16_n: f16, f32, f16, N, Scalar => super::batched::rows;
+    gemv_f16_f32_f16_nv: f16, f32, f16, N, Vector => super::vector_batched::rows, lanes: usize;
+    gemv_f16_f32_f16_t: f16, f32, f16, T, Scalar => super::batched::columns;
+    gemv_f16_f32_f16_tv: f16, f32, f16, T, Vector => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_f16_f16_f32_n: f16, f16, f32, N, Scalar => super::batched::rows;
+    gemv_f16_f16_f32_nv: f16, f16, f32, N, Vector => super::vector_batched::rows, lanes: usize;
+    gemv_f16_f16_f32_ns: f16, f16, f32, N, ShortRows => super::short_rows::rows, lanes: usize;
+    gemv_f16_f16_f32_t: f16, f16, f32, T, Scalar => super::batched::columns;
+    gemv_f16_f16_f32_tv: f16, f16, f32, T, Vector => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_f16_f16_f16_n: f16, f16, f16, N, Scalar => super::batched::rows;
+    gemv_f16_f16_f16_nv: f16, f16, f16, N, Vector => super::vector_batched::rows, lanes: usize;
+    gemv_f16_f16_f16_ns: f16, f16, f16, N, ShortRows => super::short_rows::rows, lanes: usize;
+    gemv_f16_f16_f16_t: f16, f16, f16, T, Scalar => super::batched::columns;
+    gemv_f16_f16_f16_tv: f16, f16, f16, T, Vector => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_bf16_f32_f32_n: bf16, f32, f32, N, Scalar => super::batched::rows;
+    gemv_bf16_f32_f32_nv: bf16, f32, f32, N, Vector => super::vector_batched::rows, lanes: usize;
+    gemv_bf16_f32_f32_t: bf16, f32, f32, T, Scalar => super::batched::columns;
+    gemv_bf16_f32_f32_tv: bf16, f32, f32, T, Vector => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_bf16_f32_bf16_n: bf16, f32, bf16, N, Scalar => super::batched::rows;
+    gemv_bf16_f32_bf16_nv: bf16, f32, bf16, N, Vector => super::vector_batched::rows, lanes: usize;
+    gemv_bf16_f32_bf16_t: bf16, f32, bf16, T, Scalar => super::batched::columns;
+    gemv_bf16_f32_bf16_tv: bf16, f32, bf16, T, Vector => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_bf16_bf16_f32_n: bf16, bf16, f32, N, Scalar => super::batched::rows;
+    gemv_bf16_bf16_f32_nv: bf16, bf16, f32, N, Vector => super::vector_batched::rows, lanes: usize;
+    gemv_bf16_bf16_f32_ns: bf16, bf16, f32, N, ShortRows => super::short_rows::rows, lanes: usize;
+    gemv_bf16_bf16_f32_t: bf16, bf16, f32, T, Scalar => super::batched::columns;
+    gemv_bf16_bf16_f32_tv: bf16, bf16, f32, T, Vector => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_bf16_bf16_bf16_n: bf16, bf16, bf16, N, Scalar => super::batched::rows;
+    gemv_bf16_bf16_bf16_nv: bf16, bf16, bf16, N, Vector => super::vector_batched::rows, lanes: usize;
+    gemv_bf16_bf16_bf16_ns: bf16, bf16, bf16, N, ShortRows => super::short_rows::rows, lanes: usize;
+    gemv_bf16_bf16_bf16_t: bf16, bf16, bf16, T, Scalar => super::batched::columns;
+    gemv_bf16_bf16_bf16_tv: bf16, bf16, bf16, T, Vector => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
+    gemv_f32_f32_f32_nv: f32, f32, f32, N, Vector => super::vector_batched::rows, lanes: usize;
+    gemv_f32_f32_f32_tv: f32, f32, f32, T, Vector => super::vector_columns::columns, lanes: usize, rows_per_split: usize, partials: *mut f32, counters: *mut u32;
 }

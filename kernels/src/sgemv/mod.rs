@@ -42,6 +42,7 @@ gpu_modules!(
     batched,
     vector_batched,
     vector_columns,
+    short_rows,
 );
 
 /// The table below makes, from one line per kernel, both its entry point (on the GPU) and its

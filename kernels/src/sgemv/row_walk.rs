@@ -1,6 +1,7 @@
-//! How the 16-byte-load Op::N kernel (`vector_batched::rows`) walks rows: a pure function of
-//! the row length and the lanes per row, shared by the kernel and the host's grid.
-use crate::config::{SGEMV_BATCHED_ROWS, SGEMV_SHORT_MIN_ROWS, SGEMV_VECTOR_DEPTH};
+//! How the 16-byte-load Op::N kernels (`short_rows::rows`, `vector_batched::rows`) walk rows: a
+//! pure function of the row length and the lanes per row, shared by the kernels and the host's
+//! choice and grid.
+use crate::config::{SGEMV_BATCHED_ROWS, SGEMV_SHORT_MIN_ROWS, SGEMV_VECTOR_DEPTH, WARP_SIZE};
 
 /// Elements of one 16-byte step of halves (two of f32): a lane's unit of a row.
 pub const ROW_STEP: usize = 8;
@@ -36,6 +37,15 @@ impl RowWalk {
         }
     }
 
+    /// The walk of `vector_batched::rows` (the `_nv` entries): [`RowWalk::of`], where `Short`
+    /// rows walk as `Medium` (their own entries, `_ns`, take them faster).
+    pub const fn of_vector_rows(rows: usize, n: usize, sizes: [usize; 2], lanes: usize) -> RowWalk {
+        match RowWalk::of(rows, n, sizes, lanes) {
+            RowWalk::Short => RowWalk::Medium,
+            walk => walk,
+        }
+    }
+
     /// Rows a group of lanes takes per tile.
     pub const fn rows_per_group(self) -> usize {
         match self {
@@ -43,6 +53,11 @@ impl RowWalk {
             RowWalk::Medium => SGEMV_BATCHED_ROWS,
             RowWalk::Long => 1,
         }
+    }
+
+    /// Rows of a warp's tile with `lanes` lanes per row.
+    pub const fn tile_rows(self, lanes: usize) -> usize {
+        self.rows_per_group() * (WARP_SIZE as usize / lanes)
     }
 }
 
@@ -64,5 +79,15 @@ mod tests {
         assert_eq!(RowWalk::of(1 << 20, 14336, [2, 2], 32), RowWalk::Long);
         assert_eq!(RowWalk::of(SGEMV_SHORT_MIN_ROWS - 1, 64, [2, 2], 8), RowWalk::Medium, "few rows");
         assert_eq!(RowWalk::Long.rows_per_group(), 1);
+        assert_eq!(RowWalk::of_vector_rows(1 << 20, 64, [2, 2], 8), RowWalk::Medium, "short rows: the _ns entries");
+        assert_eq!(RowWalk::of_vector_rows(1 << 20, 2048, [2, 2], 32), RowWalk::Long);
+    }
+
+    #[test]
+    fn tiles_take_rows_per_group_times_groups() {
+        assert_eq!(RowWalk::Short.tile_rows(8), 32);
+        assert_eq!(RowWalk::Short.tile_rows(16), 16);
+        assert_eq!(RowWalk::Medium.tile_rows(8), 16);
+        assert_eq!(RowWalk::Long.tile_rows(32), 1);
     }
 }

@@ -13,9 +13,10 @@
 //! stride over tiles of `rows_per_group · 32 / lanes` consecutive rows of the batch
 //! ([`RowWalk`]): group g takes rows g, g + groups, … of the tile (so neighbouring groups read
 //! neighbouring rows); lane l of a group reads steps l, l + lanes, … of its rows, the last
-//! n % 8 columns one per lane. Short rows keep `DEPTH` rows' loads in flight, medium ones
-//! `ROWS` rows two steps each, long ones `DEPTH` steps of one row. Each group folds its lanes
-//! by butterfly shuffles in a fixed order, so the result does not depend on timing.
+//! n % 8 columns one per lane. Medium rows keep `ROWS` rows two steps each in flight, long ones
+//! `DEPTH` steps of one row; short rows of halves have their own entries
+//! ([`super::short_rows`]) and walk as medium ones here. Each group folds its lanes by
+//! butterfly shuffles in a fixed order, so the result does not depend on timing.
 use super::batched::{Batched, GemvElement};
 use super::row_tiles::for_each_tile;
 use super::row_walk::{RowWalk, ROW_STEP};
@@ -29,7 +30,6 @@ const ROWS: usize = SGEMV_BATCHED_ROWS;
 const DEPTH: usize = SGEMV_VECTOR_DEPTH;
 const LANES: usize = WARP_SIZE as usize;
 const VECTOR: usize = ROW_STEP;
-const _: () = assert!(DEPTH % ROWS == 0, "a short tile that crosses problems runs as DEPTH / ROWS medium tiles");
 
 /// An element type read eight at a time, widened to f32. Loads keep the raw words, so that
 /// loads in flight hold 16 bytes of registers each, and widen where they are used.
@@ -84,7 +84,7 @@ half_vector8!(f16, bf16);
 
 /// Sum of the eight products, in order.
 #[inline(always)]
-fn dot8(a: [f32; 8], x: [f32; 8]) -> f32 {
+pub(super) fn dot8(a: [f32; 8], x: [f32; 8]) -> f32 {
     let mut acc = 0.0f32;
     for k in 0..VECTOR {
         acc += a[k] * x[k];
@@ -93,22 +93,21 @@ fn dot8(a: [f32; 8], x: [f32; 8]) -> f32 {
 }
 
 /// Op::N: y_b = alpha · A_b x_b + beta · y_b for every problem b, `lanes` lanes per row, the
-/// rows walked as [`RowWalk::of`] says.
+/// rows walked as [`RowWalk::of_vector_rows`] says.
 pub unsafe fn rows<A: Vector8, X: Vector8, Y: GemvElement>(g: Batched<A, X, Y>, lanes: usize) {
     let tasks = g.batch * g.m;
-    let walk = RowWalk::of(tasks, g.n, [core::mem::size_of::<A>(), core::mem::size_of::<X>()], lanes);
-    let rows = walk.rows_per_group() * (LANES / lanes);
+    let walk = RowWalk::of_vector_rows(tasks, g.n, [core::mem::size_of::<A>(), core::mem::size_of::<X>()], lanes);
+    let rows = walk.tile_rows(lanes);
     // One loop per walk: what each hoists out of its loop stays out of the others'.
     match walk {
-        RowWalk::Short => for_each_tile(tasks, rows, |first| short_tile(&g, lanes, first)),
-        RowWalk::Medium => for_each_tile(tasks, rows, |first| medium_tile(&g, lanes, first)),
         RowWalk::Long => for_each_tile(tasks, rows, |first| long_tile(&g, lanes, first)),
+        _ => for_each_tile(tasks, rows, |first| medium_tile(&g, lanes, first)),
     }
 }
 
 /// This lane's place: (group, lane within the group, groups per warp).
 #[inline(always)]
-fn place(lanes: usize) -> (usize, usize, usize) {
+pub(super) fn place(lanes: usize) -> (usize, usize, usize) {
     let lane = warp::lane() as usize;
     (lane / lanes, lane % lanes, LANES / lanes)
 }
@@ -116,7 +115,7 @@ fn place(lanes: usize) -> (usize, usize, usize) {
 /// Sums each group's `acc[k]` over its lanes ([`warp::group_sums`]: each row's sum lands on
 /// some lanes of the group) and stores row k's at `y_at(k)` where that is Some.
 #[inline(always)]
-unsafe fn store_rows<A: GemvElement, X: GemvElement, Y: GemvElement, const K: usize>(
+pub(super) unsafe fn store_rows<A: GemvElement, X: GemvElement, Y: GemvElement, const K: usize>(
     g: &Batched<A, X, Y>,
     lanes: usize,
     acc: [f32; K],
@@ -134,7 +133,7 @@ unsafe fn store_rows<A: GemvElement, X: GemvElement, Y: GemvElement, const K: us
 /// Where row k of a tile from task `first` goes in y: task `first + group + k · groups`, None
 /// past the batch.
 #[inline(always)]
-fn y_of_task<A, X, Y>(g: &Batched<A, X, Y>, lanes: usize, first: usize) -> impl Fn(usize) -> Option<usize> {
+pub(super) fn y_of_task<A, X, Y>(g: &Batched<A, X, Y>, lanes: usize, first: usize) -> impl Fn(usize) -> Option<usize> {
     let (group, _, groups) = place(lanes);
     let (m, tasks, stride_y, incy) = (g.m, g.batch * g.m, g.stride_y, g.incy);
     move |k| {
@@ -149,45 +148,13 @@ fn y_of_task<A, X, Y>(g: &Batched<A, X, Y>, lanes: usize, first: usize) -> impl 
 
 /// The products of the row's last n % 8 columns, one per lane (0 on the other lanes).
 #[inline(always)]
-unsafe fn tail_product<A: GemvElement, X: GemvElement>(row: *const A, x: *const X, n: usize, sub: usize) -> f32 {
+pub(super) unsafe fn tail_product<A: GemvElement, X: GemvElement>(row: *const A, x: *const X, n: usize, sub: usize) -> f32 {
     let tail = n / VECTOR * VECTOR;
     if sub < n - tail {
         (*row.add(tail + sub)).to_f32() * (*x.add(tail + sub)).to_f32()
     } else {
         0.0
     }
-}
-
-/// [`RowWalk::Short`]: `DEPTH` rows per group, one step per lane each. A whole tile inside one
-/// problem loads x once and addresses its rows from one base; any other runs as medium tiles.
-#[inline(always)]
-unsafe fn short_tile<A: Vector8, X: Vector8, Y: GemvElement>(g: &Batched<A, X, Y>, lanes: usize, first: usize) {
-    let Batched { a, x, m, n, lda, stride_a, stride_x, batch, .. } = *g;
-    let (group, sub, groups) = place(lanes);
-    let last = first + DEPTH * groups - 1;
-    let b = first / m;
-    if last >= batch * m || last / m != b {
-        for h in 0..DEPTH / ROWS {
-            medium_tile(g, lanes, first + h * ROWS * groups);
-        }
-        return;
-    }
-    let x_b = x.add(b * stride_x);
-    let row0 = a.add(b * stride_a + (first - b * m + group) * lda);
-    let step = sub < n / VECTOR;
-    let xv = if step { X::load8(x_b.add(sub * VECTOR)) } else { [0.0; VECTOR] };
-    let mut raw = [A::ZERO; DEPTH];
-    if step {
-        for k in 0..DEPTH {
-            raw[k] = A::load_raw(row0.add(k * groups * lda + sub * VECTOR));
-        }
-    }
-    let mut acc = [0.0f32; DEPTH];
-    for k in 0..DEPTH {
-        acc[k] = dot8(A::widen8(raw[k]), xv) + tail_product(row0.add(k * groups * lda), x_b, n, sub);
-    }
-    let y_b = b * g.stride_y + (first - b * m + group) * g.incy;
-    store_rows(g, lanes, acc, |k| Some(y_b + k * groups * g.incy));
 }
 
 /// [`RowWalk::Medium`]: `ROWS` rows per group, two steps of each in flight while both exist.

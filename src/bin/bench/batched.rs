@@ -1,6 +1,6 @@
 //! Strided-batched gemv, one launch per batch: f32 (`sgemv_batched`, section `batched`) on the
-//! attention decode shapes and bf16 A (`gemv`, section `half`: x and y bf16 as cuBLAS's TST,
-//! then y f32 as its TSS) on the Llama projections and the attention shapes, of data/gemv_shapes.csv, both ops:
+//! attention decode shapes and bf16 and f16 A (`gemv`, section `hgemv`: x and y of A's type as
+//! cuBLAS's TST and HSH, then y f32 as its TSS and HSS) on the Llama projections and the attention shapes, of data/gemv_shapes.csv, both ops:
 //! cold (A rotated past L2), against the 1 GiB copy and a cold copy of the same bytes, each row
 //! naming the entry point `Auto` ran. The peers time the same shapes: cuBLAS in `native_peers`, torch in `torch_peers.py`.
 use crate::gemv_shapes::{self, GemvShape};
@@ -12,8 +12,8 @@ use crate::harness::{
 use crate::timing::{gbps, median_ms};
 use cudakernels::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use cudakernels::{
-    bf16, half_gemv_entry_point, sgemv_batched_entry_point, GemvVector, Gpu, GpuStream, Op, Result, SgemvBatch,
-    SgemvLayout, SgemvOptions, SgemvShape,
+    bf16, f16, half_gemv_entry_point, sgemv_batched_entry_point, GemvVector, Gpu, GpuStream, HalfWeight, Op, Result,
+    SgemvBatch, SgemvLayout, SgemvOptions, SgemvShape,
 };
 
 const TABLE: Table = Table::markdown(
@@ -42,24 +42,41 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
-/// Section `half`: bf16 A and x with bf16 y (TST), then f32 y (TSS), on every shape.
+/// Section `hgemv`: bf16 A and x with bf16 y (TST), then f32 y (TSS), and the same in f16
+/// (HSH, HSS), on every shape.
 pub fn run_half(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     let s = gpu.default_stream();
-    println!("### Half-precision gemv, bf16 A (cold: A rotated past L2)\n");
+    println!("### Half-precision gemv, bf16 and f16 A (cold: A rotated past L2)\n");
     println!("`GB/s` counts A, x and y once; `copy µs`: a cold copy of as many bytes.\n");
     TABLE.header();
     for shape in gemv_shapes::in_set("llama").into_iter().chain(gemv_shapes::in_set("attention")) {
-        let a = buffers(rotation(s, 2 * shape.a_len()), shape.a_len(), |i| bf16::from_f32(a_value(i)))?;
-        for &op in [Op::N, Op::T].iter() {
-            let copy = same_size_copy(s, &a, shape.bytes::<bf16, bf16, bf16>())?;
-            let (types, kernel) = ("bf16 A, x, y (TST)", half_gemv_entry_point::<bf16, bf16, bf16>);
-            half::<bf16>(s, Row { types, shape, op, copy, copy_bw, kernel }, &a, bf16::from_f32)?;
-            let copy = same_size_copy(s, &a, shape.bytes::<bf16, bf16, f32>())?;
-            let (types, kernel) = ("bf16 A, x; f32 y (TSS)", half_gemv_entry_point::<bf16, bf16, f32>);
-            half::<f32>(s, Row { types, shape, op, copy, copy_bw, kernel }, &a, |v| v)?;
-        }
+        half_rows(s, shape, copy_bw, bf16::from_f32, ["bf16 A, x, y (TST)", "bf16 A, x; f32 y (TSS)"])?;
+        half_rows(s, shape, copy_bw, f16::from_f32, ["f16 A, x, y (HSH)", "f16 A, x; f32 y (HSS)"])?;
     }
     println!();
+    Ok(())
+}
+
+/// Both ops of `shape` with A and x of H, y of H (`types[0]`), then f32 (`types[1]`).
+fn half_rows<H: HalfWeight + GemvVector<H> + Copy + Default>(
+    s: &GpuStream,
+    shape: GemvShape,
+    copy_bw: f64,
+    of: fn(f32) -> H,
+    types: [&'static str; 2],
+) -> Result<()>
+where
+    f32: GemvVector<H>,
+{
+    let a = buffers(rotation(s, 2 * shape.a_len()), shape.a_len(), |i| of(a_value(i)))?;
+    for &op in [Op::N, Op::T].iter() {
+        let copy = same_size_copy(s, &a, shape.bytes::<H, H, H>())?;
+        let kernel = half_gemv_entry_point::<H, H, H>;
+        half::<H, H>(s, Row { types: types[0], shape, op, copy, copy_bw, kernel }, &a, of, of)?;
+        let copy = same_size_copy(s, &a, shape.bytes::<H, H, f32>())?;
+        let kernel = half_gemv_entry_point::<H, H, f32>;
+        half::<H, f32>(s, Row { types: types[1], shape, op, copy, copy_bw, kernel }, &a, of, |v| v)?;
+    }
     Ok(())
 }
 
@@ -100,16 +117,17 @@ fn same_size_copy<T: DeviceCopy + Copy + Default>(
     copy_ms(s, srcs, &mut dst[0], len)
 }
 
-/// `gemv` of the bf16 buffers `a` and a bf16 x, y of type Y (`y_of` makes its elements).
-fn half<Y: GemvVector<bf16> + Copy>(
+/// `gemv` of the H buffers `a` and an H x (`x_of` makes its elements), y of type Y (`y_of`).
+fn half<H: HalfWeight + GemvVector<H> + Copy, Y: GemvVector<H> + Copy>(
     s: &GpuStream,
     row: Row,
-    a: &[DeviceBuffer<bf16>],
+    a: &[DeviceBuffer<H>],
+    x_of: fn(f32) -> H,
     y_of: fn(f32) -> Y,
 ) -> Result<()> {
     let (m, n) = (row.shape.m, row.shape.n);
     let call = |s: &GpuStream, a: &_, x: &_, y: &mut _, batch, opts| s.gemv(m, n, a, x, y, batch, opts);
-    time(s, row, a, (bf16::from_f32, y_of), call)
+    time(s, row, a, (x_of, y_of), call)
 }
 
 /// How x's and y's elements are made from f32.
