@@ -124,9 +124,9 @@ def chart_rows(results, out, name, title, ours_title, native_key, torch_key, our
                 k = ours_key(r)
                 if k:
                     ours[k] = number(r.get("GB/s", ""))
-    for _, _, rows in tables(os.path.join(results, "native.md")):
+    for t, _, rows in tables(os.path.join(results, "native.md")):
         for r in rows:
-            k = native_key(r)
+            k = native_key(dict(r, section=t))
             if k:
                 native[k] = number(r.get("GB/s", ""))
     for _, _, rows in tables(os.path.join(results, "torch.md")):
@@ -174,6 +174,8 @@ def gemv_keys():
     def native(r):
         if "call" not in r:
             return (f"{r['batch']} x {r['m']}x{r['n']}", r["op"], "f32") if "batch" in r else None
+        if r["section"].startswith("native: f16"):
+            return None
         if "TST" in r["call"] or "GemmEx" in r["call"]:
             return (f"{r['batch']} x {r['m']}x{r['n']}", r["op"], "bf16")
         return None
