@@ -88,9 +88,10 @@ pub struct VectorColumnsPlan {
     pub grid: usize,
 }
 
-/// Rows a thread of the vectorized Op::T kernel walks at least in one split: two batches of
-/// `SGEMV_BATCHED_ROWS` loads, so that a split's fold and partials stay small beside its reads.
-const MIN_ROWS_PER_THREAD: usize = 8;
+/// Rows a thread of the vectorized Op::T kernel walks at least in one split: one batch of
+/// `SGEMV_BATCHED_ROWS` loads (on the 512-row attention shapes 4 beat 8 by about 1 µs, and 2
+/// was slower with halves: tuning log, third gemv round).
+const MIN_ROWS_PER_THREAD: usize = 4;
 
 /// Threads per row of the vectorized Op::T kernel at most: a warp reads 256 consecutive
 /// elements of a row, and the block's eight row groups keep `SGEMV_BATCHED_ROWS` rows each in
@@ -169,9 +170,11 @@ mod tests {
         assert_eq!(p.splits, 528 / 32);
         assert_eq!(p.grid, 32 * p.splits);
         assert!(p.rows_per_split * p.splits >= 32768 && p.rows_per_split * (p.splits - 1) < 32768);
-        // Few rows: no split below 8 rows per thread (n = 64: 32 groups, 256 rows).
-        assert_eq!(vector_columns_plan(512, 64, 32, 132, 4).splits, 2);
+        // Few rows: no split below MIN_ROWS_PER_THREAD = 4 rows per thread (n = 64: 32 groups,
+        // 128 rows).
+        assert_eq!(vector_columns_plan(512, 64, 32, 132, 4).splits, 4);
         assert_eq!(vector_columns_plan(255, 64, 1, 132, 4).splits, 1);
+        assert_eq!(vector_columns_plan(256, 64, 1, 132, 4).splits, 2);
         // Llama rows: a warp over 256 columns, eight row groups, tiles by n.
         let p = vector_columns_plan(4096, 14336, 1, 132, 2);
         assert_eq!((p.lanes, p.tiles, p.splits), (32, 56, 264 / 56));
