@@ -1,6 +1,7 @@
 //! Lengths past 2^32: u8, f16, bf16 and f32 reductions, u8 argmin/argmax/argminmax (whole and
 //! along an axis), every ladder
-//! step, and sgemv and bf16 gemv (both ops) with A of more than 2^32 elements. Inputs are filled
+//! step, and sgemv and bf16 gemv (both ops; x f32 on rows of 4100, x bf16 on rows of 64, which
+//! take the short-row entries) with A of more than 2^32 elements. Inputs are filled
 //! on the device (memset) with distinct values placed
 //! past 2^32, where a 32-bit index would wrap onto the start. One test, run case after case,
 //! with each case's buffers freed before the next (peak about 18 GB of device memory).
@@ -8,8 +9,8 @@ mod common;
 use common::{download, gpu, Rng, U32};
 use cudakernels::cust::memory::{AsyncCopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cudakernels::{
-    bf16, f16, ArgOp, Axis, AxisShape, AxisStrategy, Finish, GpuStream, LadderKernel, Op, ReduceStrategy, SgemvBatch,
-    SgemvKernel, SgemvOptions, ValueIndex,
+    bf16, f16, half_gemv_entry_point, ArgOp, Axis, AxisShape, AxisStrategy, Finish, GemvVector, GpuStream,
+    LadderKernel, Op, ReduceStrategy, SgemvBatch, SgemvKernel, SgemvLayout, SgemvOptions, SgemvShape, ValueIndex,
 };
 
 const TWO32: usize = 1 << 32;
@@ -272,7 +273,13 @@ fn sgemv_t_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, kernels: &[SgemvKe
 /// bf16 A (f32 x and y) of m × n (lda = n) past 2^32 elements, both ops: A is 0.5 except
 /// random rows at both ends, entries in {-1, -0.5, 0, 0.5, 1} (exact in bf16), x in {-1, 0, 1}:
 /// every partial sum is a multiple of 0.5 far below 2^23, exact in f32 in any order.
-fn half_gemv_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, rng: &mut Rng) {
+fn half_gemv_past_2_pow_32<X: GemvVector<bf16> + Copy>(
+    gpu: &GpuStream,
+    m: usize,
+    n: usize,
+    x_of: fn(f32) -> X,
+    rng: &mut Rng,
+) {
     assert!(m * n > TWO32);
     let edge = 8.min(m);
     let mut pick = |k: usize, step: f32| (rng.below(k) as f32 - (k / 2) as f32) * step;
@@ -303,7 +310,7 @@ fn half_gemv_past_2_pow_32(gpu: &GpuStream, m: usize, n: usize, rng: &mut Rng) {
     };
     for &op in [Op::N, Op::T].iter() {
         let (x_host, y_len) = if op == Op::N { (&x_n, m) } else { (&x_t, n) };
-        let x = DeviceBuffer::from_slice(x_host).unwrap();
+        let x = DeviceBuffer::from_slice(&x_host.iter().map(|&v| x_of(v)).collect::<Vec<X>>()).unwrap();
         let mut y = DeviceBuffer::from_slice(&vec![f32::NAN; y_len]).unwrap();
         let opts = SgemvOptions { op, ..SgemvOptions::default() };
         gpu.gemv(m, n, &a, &x, &mut y, SgemvBatch::ONE, opts).unwrap();
@@ -348,5 +355,13 @@ fn lengths_past_2_pow_32() {
     let narrow = [SgemvKernel::Auto, SgemvKernel::RowsPerWarp(2), SgemvKernel::N32, SgemvKernel::StagedRows];
     sgemv_past_2_pow_32(gpu, (1 << 28) + 5, 16, &narrow, &mut rng);
     sgemv_t_past_2_pow_32(gpu, (1 << 28) + 5, 16, &[SgemvKernel::Auto, SgemvKernel::TScalar], &mut rng);
-    half_gemv_past_2_pow_32(gpu, (1 << 20) + 3, 4100, &mut rng);
+    half_gemv_past_2_pow_32(gpu, (1 << 20) + 3, 4100, |v| v, &mut rng);
+    // Rows of 64 with a bf16 x: Op::N on the short-row entries (`_ns`), Op::T on the 16-byte
+    // column kernel, both past 2^32 elements of A.
+    let (m, n) = ((1 << 26) + 5, 64);
+    for &(op, entry) in [(Op::N, "gemv_bf16_bf16_f32_ns"), (Op::T, "gemv_bf16_bf16_f32_tv")].iter() {
+        let shape = SgemvShape { op, m, n, lda: n, a_addr: 0, x_addr: 0 };
+        assert_eq!(half_gemv_entry_point::<bf16, bf16, f32>(&shape, &SgemvLayout::SINGLE), entry);
+    }
+    half_gemv_past_2_pow_32(gpu, m, n, bf16::from_f32, &mut rng);
 }
