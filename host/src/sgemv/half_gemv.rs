@@ -18,7 +18,6 @@ use cust::memory::{DeviceCopy, DeviceSlice};
 use half::{bf16, f16};
 use kernels::config::SGEMV_BATCHED_BLOCK;
 use kernels::sgemv::half_gemv::{GemvLoads, GEMV_KERNELS};
-use kernels::sgemv::row_walk::RowWalk;
 use kernels::sgemv::{Op, SgemvKernel};
 
 /// A weight type of [`GpuStream::gemv`]: f16 or bf16.
@@ -203,14 +202,9 @@ impl GpuStream {
         let blocks_per_sm = self.resident_threads(entry, SGEMV_BATCHED_BLOCK)? / SGEMV_BATCHED_BLOCK;
         let (mut extra, mut columns) = (Vec::new(), None);
         let (grid, block) = match choice {
-            HalfGemvChoice::VectorRows { lanes } | HalfGemvChoice::ShortRows { lanes } => {
+            HalfGemvChoice::VectorRows { lanes, walk } => {
                 let rows = shape.m.saturating_mul(batch.count);
                 extra.push(lanes);
-                let sizes = [std::mem::size_of::<A>(), std::mem::size_of::<X>()];
-                let walk = match choice {
-                    HalfGemvChoice::ShortRows { .. } => RowWalk::Short,
-                    _ => RowWalk::of_vector_rows(rows, shape.n, sizes, lanes),
-                };
                 let grid = vector_rows_grid(rows, walk, lanes, self.sm_count(), blocks_per_sm);
                 (grid, SGEMV_BATCHED_BLOCK)
             }

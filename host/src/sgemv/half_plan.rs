@@ -13,11 +13,9 @@ use kernels::sgemv::Op;
 pub enum HalfGemvChoice {
     /// The batched kernel of the op, scalar loads (any alignment or increment).
     Scalar,
-    /// Op::N with 16-byte loads, `lanes` per row.
-    VectorRows { lanes: usize },
-    /// Op::N on short rows of halves ([`RowWalk::Short`]), 16-byte loads, `lanes` per row: the
-    /// `_ns` entries.
-    ShortRows { lanes: usize },
+    /// Op::N with 16-byte loads, `lanes` per row, the rows walked as `walk` says: the `_ns`
+    /// entries for [`RowWalk::Short`] (short rows of halves), the `_nv` ones otherwise.
+    VectorRows { lanes: usize, walk: RowWalk },
     /// Op::T with 16-byte loads of A (eight columns per thread), planned by
     /// [`vector_columns_plan`].
     VectorColumns,
@@ -28,7 +26,7 @@ impl HalfGemvChoice {
     pub fn loads(self) -> GemvLoads {
         match self {
             HalfGemvChoice::Scalar => GemvLoads::Scalar,
-            HalfGemvChoice::ShortRows { .. } => GemvLoads::ShortRows,
+            HalfGemvChoice::VectorRows { walk: RowWalk::Short, .. } => GemvLoads::ShortRows,
             HalfGemvChoice::VectorRows { .. } | HalfGemvChoice::VectorColumns => GemvLoads::Vector,
         }
     }
@@ -37,9 +35,8 @@ impl HalfGemvChoice {
 /// `Auto`'s choice for a checked shape in `layout` with element sizes `[A, x, y]` in bytes:
 /// Op::N with `incx == 1` and every row start of A and every problem's x 16-byte aligned
 /// takes [`HalfGemvChoice::VectorRows`], with the fewest lanes (at least 8, so that the last
-/// n % 8 columns find a lane each) that cover a row's 8-element vectors, up to 32, or
-/// [`HalfGemvChoice::ShortRows`] with as many lanes where the rows walk as
-/// [`RowWalk::Short`] (halves in A and x, one step per lane, enough rows). Op::T
+/// n % 8 columns find a lane each) that cover a row's 8-element vectors, up to 32, and the
+/// walk [`RowWalk::of`] gives every problem's rows. Op::T
 /// with n a multiple of 8 (n ≥ 8) and every row start of A 16-byte aligned takes
 /// [`HalfGemvChoice::VectorColumns`] (x and y in any layout); the rest
 /// [`HalfGemvChoice::Scalar`] (incx above 1 for Op::N, or unaligned rows: correct, slower).
@@ -61,10 +58,7 @@ pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize;
     }
     let lanes = div_ceil(shape.n, 8).next_power_of_two().clamp(8, WARP_SIZE as usize);
     let rows = shape.m.saturating_mul(layout.batch.count);
-    if RowWalk::of(rows, shape.n, [a_size, x_size], lanes) == RowWalk::Short {
-        return HalfGemvChoice::ShortRows { lanes };
-    }
-    HalfGemvChoice::VectorRows { lanes }
+    HalfGemvChoice::VectorRows { lanes, walk: RowWalk::of(rows, shape.n, [a_size, x_size], lanes) }
 }
 
 /// Blocks of `SGEMV_BATCHED_BLOCK` threads for a vectorized Op::N kernel that walks `rows`
@@ -132,11 +126,14 @@ mod tests {
     #[test]
     fn aligned_op_n_takes_the_vector_kernel_with_lanes_by_row_length() {
         let bf16_f32 = [2, 4, 4];
-        // (n, lanes): attention head sizes, Llama rows, edge widths.
-        for &(n, lanes) in [(1, 8), (8, 8), (64, 8), (72, 16), (128, 16), (256, 32), (4096, 32), (14336, 32)].iter() {
+        // (n, lanes, walk): attention head sizes, Llama rows, edge widths; 4096 rows.
+        let medium = RowWalk::Medium;
+        let widths = [(1, 8, medium), (8, 8, medium), (64, 8, medium), (72, 16, medium), (128, 16, medium)];
+        let longer = [(256, 32, medium), (4096, 32, RowWalk::Long), (14336, 32, RowWalk::Long)];
+        for &(n, lanes, walk) in widths.iter().chain(longer.iter()) {
             let lda = (n + 7) / 8 * 8;
             let choice = half_gemv_choice(&shape(Op::N, 4096, n, lda, 256, 512), &SgemvLayout::SINGLE, bf16_f32);
-            assert_eq!(choice, HalfGemvChoice::VectorRows { lanes }, "n = {}", n);
+            assert_eq!(choice, HalfGemvChoice::VectorRows { lanes, walk }, "n = {}", n);
         }
         // Attention scores: K caches of 32 and 64 heads, one problem each; from 2^16 rows in
         // all, short rows of halves take their own entries.
@@ -145,15 +142,18 @@ mod tests {
         {
             let call = shape(Op::N, kv, head, head, 0, 0);
             let layout = batch(heads, kv * head, head);
-            let want = if short { HalfGemvChoice::ShortRows { lanes } } else { HalfGemvChoice::VectorRows { lanes } };
+            let walk = if short { RowWalk::Short } else { RowWalk::Medium };
+            let want = HalfGemvChoice::VectorRows { lanes, walk };
             assert_eq!(half_gemv_choice(&call, &layout, [2, 2, 2]), want, "{} x {} x {}", heads, kv, head);
             assert_eq!(half_gemv_choice(&call, &layout, [2, 2, 4]), want, "f32 y");
             let wide = half_gemv_choice(&call, &layout, [2, 4, 4]);
-            assert_eq!(wide, HalfGemvChoice::VectorRows { lanes }, "f32 x: medium rows");
+            assert_eq!(wide, HalfGemvChoice::VectorRows { lanes, walk: RowWalk::Medium }, "f32 x: medium rows");
         }
         let long = shape(Op::N, 1 << 16, 264, 264, 0, 0);
-        assert_eq!(half_gemv_choice(&long, &SgemvLayout::SINGLE, [2, 2, 2]), HalfGemvChoice::VectorRows { lanes: 32 });
-        assert_eq!(HalfGemvChoice::ShortRows { lanes: 8 }.loads(), GemvLoads::ShortRows);
+        let medium = HalfGemvChoice::VectorRows { lanes: 32, walk: RowWalk::Medium };
+        assert_eq!(half_gemv_choice(&long, &SgemvLayout::SINGLE, [2, 2, 2]), medium);
+        assert_eq!(HalfGemvChoice::VectorRows { lanes: 8, walk: RowWalk::Short }.loads(), GemvLoads::ShortRows);
+        assert_eq!(medium.loads(), GemvLoads::Vector);
         assert_eq!(HalfGemvChoice::VectorColumns.loads(), GemvLoads::Vector);
         assert_eq!(HalfGemvChoice::Scalar.loads(), GemvLoads::Scalar);
     }
@@ -250,8 +250,7 @@ mod tests {
             let layout = SgemvLayout { batch: SgemvBatch { stride_y: m, ..layout.batch }, ..layout };
             let n_choice = half_gemv_choice(&shape(Op::N, m, n, n, 0, 0), &layout, [2, 2, 2]);
             let (lanes, walk) = match n_choice {
-                HalfGemvChoice::VectorRows { lanes } => (lanes, RowWalk::of_vector_rows(count * m, n, [2, 2], lanes)),
-                HalfGemvChoice::ShortRows { lanes } => (lanes, RowWalk::Short),
+                HalfGemvChoice::VectorRows { lanes, walk } => (lanes, walk),
                 other => panic!("{}: Op::N took {:?}", line, other),
             };
             // 132 SMs, 2 blocks each (the vector Op::N kernel's ~100 registers).
