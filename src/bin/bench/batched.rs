@@ -69,13 +69,14 @@ where
     f32: GemvVector<H>,
 {
     let a = buffers(rotation(s, 2 * shape.a_len()), shape.a_len(), |i| of(a_value(i)))?;
+    // The bytes, and so the copies, are the same for both ops.
+    let (narrow, wide) =
+        (same_size_copy(s, &a, shape.bytes::<H, H, H>())?, same_size_copy(s, &a, shape.bytes::<H, H, f32>())?);
     for &op in [Op::N, Op::T].iter() {
-        let copy = same_size_copy(s, &a, shape.bytes::<H, H, H>())?;
         let kernel = half_gemv_entry_point::<H, H, H>;
-        half::<H, H>(s, Row { types: types[0], shape, op, copy, copy_bw, kernel }, &a, of, of)?;
-        let copy = same_size_copy(s, &a, shape.bytes::<H, H, f32>())?;
+        half::<H, H>(s, Row { types: types[0], shape, op, copy: narrow, copy_bw, kernel }, &a, of, of)?;
         let kernel = half_gemv_entry_point::<H, H, f32>;
-        half::<H, f32>(s, Row { types: types[1], shape, op, copy, copy_bw, kernel }, &a, of, |v| v)?;
+        half::<H, f32>(s, Row { types: types[1], shape, op, copy: wide, copy_bw, kernel }, &a, of, |v| v)?;
     }
     Ok(())
 }
