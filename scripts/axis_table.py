@@ -12,7 +12,8 @@ import sys
 from peer_charts import number, tables
 
 SHORT = {"float32": "f32", "bfloat16": "bf16"}
-TORCH_OPS = {"sum": "sum", "amax": "max", "argmax": "argmax"}
+# torch's max(dim) gives values and indices, as our argmax rows; argmax(dim) the indices alone.
+TORCH_OPS = {"sum": "sum", "amax": "max", "max": "argmax", "argmax": "argmax indices"}
 
 
 def peers(results):

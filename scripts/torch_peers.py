@@ -12,7 +12,7 @@ torch.argmax(x).item() on 128,256 bfloat16 logits (host clock per call): the pee
 "shapes" times torch.mv(A, x) and torch.mv(A.t(), x) on the bench's sgemv shapes (set "bench" of
 --shapes, by default data/sgemv_shapes.csv beside scripts/) and, with BENCH_CSV_DIR set, writes
 sgemv_torch.csv there.
-"axis" times x.sum, x.amax and x.argmax along dim=1 and dim=0 of the dense shapes of
+"axis" times x.sum, x.amax, x.max (values and indices) and x.argmax along dim=1 and dim=0 of the dense shapes of
 --axis-shapes (by default data/axis_shapes.csv beside scripts/), float32 and bfloat16, cold, and
 torch.segment_reduce (sum, max) over its ragged segments (skipped where torch lacks it).
 "batched" times torch.bmm in float32 on the attention decode shapes (set "attention" of --gemv,
@@ -350,7 +350,8 @@ def ragged_offsets(segments, longest):
 
 
 def axis_shapes(dev, reps, warmup, l2, shapes):
-    """x.sum / x.amax / x.argmax along dim=1 and dim=0, and segment_reduce over ragged segments, cold."""
+    """x.sum / x.amax / x.max (values and indices) / x.argmax along dim=1 and dim=0, and
+    segment_reduce over ragged segments, cold."""
     header("reductions along an axis (data/axis_shapes.csv), cold")
     for dtype in (torch.float32, torch.bfloat16):
         size = torch.tensor([], dtype=dtype).element_size()
@@ -359,7 +360,8 @@ def axis_shapes(dev, reps, warmup, l2, shapes):
                 nbytes = size * m * n
                 xs = [(torch.rand(m, n, device=dev).to(dtype),) for _ in range(n_copies(nbytes, "cold", l2))]
                 for dim in (1, 0):
-                    for name, fn in (("sum", torch.sum), ("amax", torch.amax), ("argmax", torch.argmax)):
+                    for name, fn in (("sum", torch.sum), ("amax", torch.amax), ("max", torch.max),
+                                     ("argmax", torch.argmax)):
                         us = time_median(lambda x: fn(x, dim=dim), xs, reps, warmup)
                         row(f"x.{name}(dim={dim})", f"{m}x{n}", str(dtype)[6:], f"cold ({len(xs)})", us, nbytes)
             else:

@@ -4,9 +4,10 @@
 //! 1..15 elements in; each line one of the arg cases (ties at the ends, all equal, integer
 //! MIN/MAX, NaN first/middle/last and several, ±0); `Auto` and named (split) strategies;
 //! outputs poisoned first; values (bits) and indices compared exactly with a CPU reference;
-//! empty lines get (identity, all-ones index); determinism; the typed errors.
+//! empty lines get (identity, all-ones index); the indices alone (`arg_indices_along`,
+//! `segmented_arg_indices`) against the same reference; determinism; the typed errors.
 mod common;
-use common::arg::{cases, check_along, matrix, run_along, ArgRef, AXIS_ARG_OPS as OPS};
+use common::arg::{cases, check_along, check_indices, matrix, run_along, ArgRef, AXIS_ARG_OPS as OPS};
 use common::axis::poisoned;
 use common::{download, gpu, upload, Rng};
 use cudakernels::cust::memory::{DeviceCopy, DevicePointer, DeviceSlice};
@@ -169,6 +170,9 @@ fn segments<T: ArgRef>(test: &str) {
             let (values, indices) = (poisoned::<T>(count), poisoned::<u32>(count));
             s.segmented_arg(op, &view, &offs, &mut values.index(..count), &mut indices.index(..count)).unwrap();
             check_along(op, &lines, &download(s, &values), &download(s, &indices), &ctx);
+            let alone = poisoned::<u64>(count);
+            s.segmented_arg_indices(op, &view, &offs, &mut alone.index(..count)).unwrap();
+            check_indices(op, &lines, &download(s, &alone), &ctx);
         }
     }
 }
@@ -287,6 +291,21 @@ fn bad_input_is_refused() {
     let none = one.index(..0);
     let e = err(s.segmented_arg(ArgOp::ArgMin, &input, &none, &mut v, &mut x));
     assert_eq!(e, Error::LengthMismatch { what: "offsets", expected: 1, actual: 0 });
+    // Indices alone: the same checks, and a line of one element refused before its fill.
+    let e = err(s.arg_indices_along(ArgOp::ArgMax, Axis::Rows, shape, &input, &mut x.index(..3), auto));
+    assert_eq!(e, short("indices"));
+    let ones = AxisShape::new(4, 1).with_lda(16);
+    let e = err(s.arg_indices_along(ArgOp::ArgMax, Axis::Rows, ones, &input, &mut x.index(..3), auto));
+    assert_eq!(e, short("indices"));
+    let mut over: DeviceSlice<u32> = alias(&input, 4);
+    let e = err(s.arg_indices_along(ArgOp::ArgMax, Axis::Rows, ones, &input, &mut over, auto));
+    assert_eq!(e, Error::Overlap { what: "indices", with: "input" });
+    assert!(matches!(
+        err(s.arg_indices_along(ArgOp::ArgMinMax, Axis::Columns, shape, &input, &mut x, auto)),
+        Error::Unsupported { .. }
+    ));
+    let e = err(s.segmented_arg_indices(ArgOp::ArgMin, &input, &offsets, &mut over));
+    assert_eq!(e, Error::Overlap { what: "indices", with: "input" });
     s.synchronize().unwrap();
     let (vals, idx) = (download(s, &values), download(s, &indices));
     assert!(

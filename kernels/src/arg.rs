@@ -9,7 +9,8 @@
 //! Launch with any block of whole warps up to `MAX_BLOCK` threads and any grid; `partials`
 //! holds `gridDim.x` accumulators (a `ValueIndex<T>`, or a `MinMax` of two for argminmax),
 //! `counter` is a u32 that is 0 before the launch (the kernel leaves it 0); `tagged` is null and
-//! `values` and `indices` hold one element each (two for argminmax: min, then max), or `tagged`
+//! `values` and `indices` hold one element each (two for argminmax: min, then max; argmin and
+//! argmax take a null `values` to store the index alone), or `tagged`
 //! holds the 8-byte aligned, device-addressable words of a value call, which take the result
 //! instead, tagged with `seq` ([`crate::publish`]). A value call's grid of at most
 //! [`crate::config::ARG_HOST_FOLD_BLOCKS`] blocks publishes every block's result, block `b`'s at word
@@ -55,7 +56,9 @@ impl<T: Bits> Store<ValueIndex<T>> for ArgOut<T> {
     #[inline(always)]
     unsafe fn store(self, v: ValueIndex<T>) {
         if self.tagged.is_null() {
-            *self.values = v.value;
+            if !self.values.is_null() {
+                *self.values = v.value;
+            }
             *self.indices = v.index;
         } else {
             publish(v, self.tagged, self.seq);

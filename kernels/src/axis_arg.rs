@@ -13,15 +13,16 @@
 //!
 //! Indices count from the start of the row, column or segment (chunks add their offset).
 //! A result is stored as a partial `ValueIndex<T>` when `partials` is not null, else as its value
-//! into `values` and its index into `indices` (u64 when `wide` is 1, else u32, truncated). An empty
+//! into `values` (unless `values` is null: indices alone) and its index into `indices` (u64 when
+//! `wide` is 1, else u32, truncated). An empty
 //! row, column or segment gets the op's identity: value `T::LOWEST` (argmax) or `T::HIGHEST`
 //! (argmin), index all ones (`u64::MAX`, or `u32::MAX` truncated). Deterministic: fixed lanes and
 //! an order-free pick (value, then smaller index).
 //!
 //! # Safety
 //! As [`crate::axis`], with `out` replaced by (`partials`, `values`, `indices`, `wide`): either
-//! `partials` holds the accumulators `out` would, or it is null and `values` and `indices` hold
-//! one element per result (`indices` 8-byte elements when `wide` is 1, else 4-byte).
+//! `partials` holds the accumulators `out` would, or it is null, `indices` holds one element per
+//! result and `values` is null or holds one too (`indices` 8-byte elements when `wide` is 1, else 4-byte).
 //!
 //! # Thread mapping
 //! As [`crate::axis`]: `rows` vector j of an item to lane j mod lanes of its group (with one
@@ -69,7 +70,9 @@ impl<T: Copy> ArgLines<T> {
             *self.partials.add(i) = v;
             return;
         }
-        *self.values.add(i) = v.value;
+        if !self.values.is_null() {
+            *self.values.add(i) = v.value;
+        }
         if self.wide != 0 {
             *(self.indices as *mut u64).add(i) = v.index;
         } else {
@@ -146,7 +149,10 @@ unsafe fn arg_cols_body<E: ArgElement, D: Direction<E>>(
         t.see_element(e, r);
         t
     };
-    let store = |col: usize, slot, t: Track<E, D>| out.store(slot, t.resolve_element(|r| *input.add(r * lda + col)));
+    // Indices alone (no partials, no values) read no value back.
+    let read_back = !out.partials.is_null() || !out.values.is_null();
+    let value = |col: usize, r: usize| if read_back { *input.add(r * lda + col) } else { D::START };
+    let store = |col: usize, slot, t: Track<E, D>| out.store(slot, t.resolve_element(|r| value(col, r)));
     walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, store)
 }
 

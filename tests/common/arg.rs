@@ -162,6 +162,14 @@ pub fn check_along<T: ArgRef, I: AxisIndex + Into<u64>>(
     }
 }
 
+/// Indices alone (`arg_indices_along`, `segmented_arg_indices`) against the CPU reference.
+pub fn check_indices<T: ArgRef, I: AxisIndex + Into<u64>>(op: ArgOp, lines: &[Vec<T>], indices: &[I], ctx: &str) {
+    for (i, line) in lines.iter().enumerate() {
+        let (x, w) = (indices[i].into(), want::<T, I>(line, op).index);
+        assert_eq!(x, w, "{} {:?} indices alone, line {}", ctx, op, i);
+    }
+}
+
 /// A buffer holding an m×n matrix (row stride n + pad) `offset` elements in, each line along
 /// `axis` one of the arg cases of its length, and those lines.
 pub fn matrix<T: ArgRef>(rng: &mut Rng, shape: AxisShape, offset: usize, axis: Axis) -> (Vec<T>, Vec<Vec<T>>) {
@@ -206,5 +214,9 @@ pub fn run_along<T: ArgRef, I: AxisIndex + Into<u64> + Default>(
         s.arg_along(op, axis, shape, &view, &mut values.index(..results), &mut indices.index(..results), strategy)
             .unwrap_or_else(|e| panic!("{}: {}", ctx, e));
         check_along(op, lines, &download(s, &values), &download(s, &indices), &ctx);
+        let alone = poisoned::<I>(results);
+        s.arg_indices_along(op, axis, shape, &view, &mut alone.index(..results), strategy)
+            .unwrap_or_else(|e| panic!("{} indices alone: {}", ctx, e));
+        check_indices(op, lines, &download(s, &alone), &ctx);
     }
 }

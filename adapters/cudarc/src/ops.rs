@@ -308,6 +308,30 @@ impl Kernels {
         call.done(r, (xg, vg, ig))
     }
 
+    /// Enqueues argmin or argmax (`op`) of each row or column, the indices alone (within the
+    /// row or column, u32 or u64) into `indices`, as `torch.argmax(dim)` gives them.
+    pub fn arg_indices_along<E: Element, I: AxisIndex>(
+        &self,
+        stream: &Arc<CudaStream>,
+        op: ArgOp,
+        axis: Axis,
+        shape: AxisShape,
+        input: &impl DevicePtr<E>,
+        indices: &mut impl DevicePtrMut<I>,
+        strategy: AxisStrategy,
+    ) -> Result<()> {
+        let call = self.call(stream, &[lent("input", input), lent("indices", indices)])?;
+        let (len, indices_len) = (input.len(), indices.len());
+        let (x, xg) = input.device_ptr(stream);
+        let (i, ig) = indices.device_ptr_mut(stream);
+        call.ready()?;
+        // SAFETY: cudarc buffers taken for `stream`, their guards held past the enqueue (module docs).
+        let r = unsafe {
+            call.kernels().arg_indices_along_raw::<E::Kernel, I>(op, axis, shape, x, len, i, indices_len, strategy)
+        };
+        call.done(r, (xg, ig))
+    }
+
     /// Enqueues the sum of each segment `input[offsets[i]..offsets[i + 1]]` into `out[i]`.
     pub fn segmented_sum<E: Element>(
         &self,

@@ -145,6 +145,9 @@ fn axis_and_segments() {
         .map(|(v, i)| (v, i as u64))
         .collect();
     assert_eq!(got, want);
+    let mut alone = s.clone_htod(&vec![u64::MAX - 1; m]).unwrap();
+    k.arg_indices_along(&s, ArgOp::ArgMax, Axis::Rows, shape, &d, &mut alone, AxisStrategy::Auto).unwrap();
+    assert_eq!(s.clone_dtoh(&alone).unwrap(), want.iter().map(|w| w.1).collect::<Vec<u64>>(), "indices alone");
 
     let offsets = [0u64, 10, 10, 500, a.len() as u64];
     let d_off = s.clone_htod(&offsets).unwrap();

@@ -1,5 +1,7 @@
 //! argmin and argmax along an axis: the value and index of each row's, column's or segment's
-//! extreme, indices as u32 or u64 (the caller's choice) within the row, column or segment.
+//! extreme ([`GpuStream::arg_along`], as `torch.max(dim)`), or the index alone
+//! ([`GpuStream::arg_indices_along`], as `torch.argmax(dim)`), indices as u32 or u64 (the caller's
+//! choice) within the row, column or segment.
 //!
 //! Order as the whole-buffer arg ops ([`crate::arg`]): ties → smallest index; floats: NaN is
 //! the extreme both ways (the first NaN wins), -0.0 below +0.0. An empty row, column or segment
@@ -111,15 +113,59 @@ impl GpuStream {
         let input = &unsafe { view::<T>(input, input_len) };
         let values = &mut unsafe { view::<T>(values, values_len) };
         let indices = &mut unsafe { view::<I>(indices, indices_len) };
-        let op = along_op(op)?;
-        check_index_width::<I>(match axis {
-            Axis::Rows => shape.n,
-            Axis::Columns => shape.m,
-        })?;
-        let outs = [Output::of("values", values, 1), Output::of("indices", indices, 1)];
-        let results = Results::Arg { values: outs[0].addr, indices: outs[1].addr, wide: I::WIDE };
-        let lent = || self.check_lent("values", values).and_then(|_| self.check_lent("indices", indices));
-        self.along(op, axis, shape, input, (&outs, results), lent, strategy)
+        self.arg_lines(op, Lines::Along(axis, shape, strategy), input, Some(values), indices)
+    }
+
+    /// Enqueues argmin or argmax (`op`) of each row or column of `shape` in `input` without
+    /// waiting, the indices alone (within the row or column, as `torch.argmax(dim)` gives
+    /// them) into `indices`, m or n of them. As [`GpuStream::arg_along`] without the values:
+    /// nothing reads them back, and lines of one element are a fill of zeros.
+    pub fn arg_indices_along<T: TypedElement, I: AxisIndex>(
+        &self,
+        op: ArgOp,
+        axis: Axis,
+        shape: AxisShape,
+        input: &DeviceSlice<T>,
+        indices: &mut DeviceSlice<I>,
+        strategy: AxisStrategy,
+    ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.arg_indices_along_raw::<T, I>(
+                op,
+                axis,
+                shape,
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                indices.as_device_ptr().as_raw(),
+                indices.len(),
+                strategy,
+            )
+        }
+    }
+
+    /// [`GpuStream::arg_indices_along`] on raw device addresses: each buffer as its address and its
+    /// length in elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
+    pub unsafe fn arg_indices_along_raw<T: TypedElement, I: AxisIndex>(
+        &self,
+        op: ArgOp,
+        axis: Axis,
+        shape: AxisShape,
+        input: u64,
+        input_len: usize,
+        indices: u64,
+        indices_len: usize,
+        strategy: AxisStrategy,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let indices = &mut unsafe { view::<I>(indices, indices_len) };
+        self.arg_lines(op, Lines::Along(axis, shape, strategy), input, None, indices)
     }
 
     /// Enqueues argmin or argmax of each segment `input[offsets[i]..offsets[i + 1]]`, indices
@@ -173,13 +219,96 @@ impl GpuStream {
         let offsets = &unsafe { view::<u64>(offsets, offsets_len) };
         let values = &mut unsafe { view::<T>(values, values_len) };
         let indices = &mut unsafe { view::<I>(indices, indices_len) };
-        let op = along_op(op)?;
-        check_index_width::<I>(input.len())?;
-        let outs = [Output::of("values", values, 1), Output::of("indices", indices, 1)];
-        let results = Results::Arg { values: outs[0].addr, indices: outs[1].addr, wide: I::WIDE };
-        let lent = || self.check_lent("values", values).and_then(|_| self.check_lent("indices", indices));
-        self.segmented(op, input, offsets, (&outs, results), lent)
+        self.arg_lines(op, Lines::Segments(offsets), input, Some(values), indices)
     }
+
+    /// Enqueues argmin or argmax of each segment `input[offsets[i]..offsets[i + 1]]`, the
+    /// indices alone (within the segment) into `indices`: [`GpuStream::segmented_arg`] without
+    /// the values.
+    pub fn segmented_arg_indices<T: TypedElement, I: AxisIndex>(
+        &self,
+        op: ArgOp,
+        input: &DeviceSlice<T>,
+        offsets: &DeviceSlice<u64>,
+        indices: &mut DeviceSlice<I>,
+    ) -> Result<()> {
+        // SAFETY: each slice names its length of elements of device memory, which the borrow
+        // keeps allocated while the call enqueues (a later free waits for the queued work).
+        unsafe {
+            self.segmented_arg_indices_raw::<T, I>(
+                op,
+                input.as_device_ptr().as_raw(),
+                input.len(),
+                offsets.as_device_ptr().as_raw(),
+                offsets.len(),
+                indices.as_device_ptr().as_raw(),
+                indices.len(),
+            )
+        }
+    }
+
+    /// [`GpuStream::segmented_arg_indices`] on raw device addresses: each buffer as its address and
+    /// its length in elements (`name`, `name_len`).
+    ///
+    /// # Safety
+    /// The [raw entry points' contract](crate::raw) for every buffer.
+    #[allow(clippy::too_many_arguments)] // an address and a length for each buffer
+    pub unsafe fn segmented_arg_indices_raw<T: TypedElement, I: AxisIndex>(
+        &self,
+        op: ArgOp,
+        input: u64,
+        input_len: usize,
+        offsets: u64,
+        offsets_len: usize,
+        indices: u64,
+        indices_len: usize,
+    ) -> Result<()> {
+        // SAFETY (each view): the raw contract, the caller's promise.
+        let input = &unsafe { view::<T>(input, input_len) };
+        let offsets = &unsafe { view::<u64>(offsets, offsets_len) };
+        let indices = &mut unsafe { view::<I>(indices, indices_len) };
+        self.arg_lines(op, Lines::Segments(offsets), input, None, indices)
+    }
+
+    /// Checks and enqueues argmin or argmax of each line of `lines` into `indices` and, when
+    /// given, `values`.
+    fn arg_lines<T: TypedElement, I: AxisIndex>(
+        &self,
+        op: ArgOp,
+        lines: Lines<'_>,
+        input: &DeviceSlice<T>,
+        values: Option<&mut DeviceSlice<T>>,
+        indices: &mut DeviceSlice<I>,
+    ) -> Result<()> {
+        let op = along_op(op)?;
+        check_index_width::<I>(match lines {
+            Lines::Along(axis, shape, _) => axis.line(shape),
+            Lines::Segments(_) => input.len(),
+        })?;
+        let values_out = values.as_ref().map(|v| Output::of("values", v, 1));
+        let indices_out = Output::of("indices", indices, 1);
+        let outs: Vec<Output> = values_out.into_iter().chain(Some(indices_out)).collect();
+        // A null `values` address: the kernels store the indices alone.
+        let results =
+            Results::Arg { values: values_out.map_or(0, |o| o.addr), indices: indices_out.addr, wide: I::WIDE };
+        let lent = || {
+            if let Some(v) = &values {
+                self.check_lent("values", v)?;
+            }
+            self.check_lent("indices", indices)
+        };
+        match lines {
+            Lines::Along(axis, shape, strategy) => self.along(op, axis, shape, input, (&outs, results), lent, strategy),
+            Lines::Segments(offsets) => self.segmented(op, input, offsets, (&outs, results), lent),
+        }
+    }
+}
+
+/// The lines an arg call reduces: the rows or columns of a matrix, or segments by offsets.
+#[derive(Clone, Copy)]
+enum Lines<'a> {
+    Along(Axis, AxisShape, AxisStrategy),
+    Segments(&'a DeviceSlice<u64>),
 }
 
 #[cfg(test)]

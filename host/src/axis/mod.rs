@@ -12,7 +12,8 @@
 //!   alignment may fold them in another order).
 //! - argmin and argmax: [`GpuStream::arg_along`] and [`GpuStream::segmented_arg`], values
 //!   and u32 or u64 indices ([`arg::AxisIndex`]) into two outputs; an empty line gets the identity
-//!   and an all-ones index.
+//!   and an all-ones index. [`GpuStream::arg_indices_along`] and
+//!   [`GpuStream::segmented_arg_indices`] write the indices alone.
 //! - `Auto` on one row (m = 1, or the columns of a contiguous one-column matrix) runs the
 //!   whole-buffer reduction of that row (arg ops: with u64 indices).
 //! - Calls enqueue without waiting; bad input gets its typed error and launches nothing.
@@ -248,11 +249,18 @@ impl GpuStream {
         let elem = std::mem::size_of::<T>();
         let width = column_width(elem, input.as_device_ptr().as_raw(), shape);
         let auto = strategy == AxisStrategy::Auto;
+        let line = axis.line(shape);
         let (shape, strategy) = resolve(axis, shape, elem, width, self.sm_count(), strategy)?;
         if count == 0 {
             return Ok(());
         }
         lent()?;
+        if let (true, 1, Results::Arg { values: 0, indices, wide }) = (auto, line, results) {
+            // The index of a line's one element is 0: no kernel reads the input.
+            let bytes = count * if wide { 8 } else { 4 };
+            // SAFETY: `indices` holds `count` indices of that width (checked, lent above).
+            return unsafe { self.lock()?.zero(indices, bytes) };
+        }
         let job = Job {
             op,
             type_name: T::NAME,

@@ -72,6 +72,14 @@ impl Axis {
             Axis::Columns => shape.n,
         }
     }
+
+    /// Elements of each line (row or column) of `shape` this axis reduces.
+    pub fn line(self, shape: AxisShape) -> usize {
+        match self {
+            Axis::Rows => shape.n,
+            Axis::Columns => shape.m,
+        }
+    }
 }
 
 /// How an axis reduction runs: `Auto` (the default) or a kernel with its parameters.

@@ -1,6 +1,7 @@
 //! Reductions along an axis (`Auto`) on the shapes of data/axis_shapes.csv: rows (torch dim=1),
-//! columns (dim=0) and ragged segments, sum, max and argmax (u64 indices, as torch's), f32 and
-//! bf16, cold (inputs rotated past L2), against a cold copy moving the same bytes.
+//! columns (dim=0) and ragged segments, sum, max, argmax (values and u64 indices, as torch's
+//! `max(dim)`) and its indices alone (as `argmax(dim)`), f32 and bf16, cold (inputs rotated past
+//! L2), against a cold copy moving the same bytes.
 use crate::axis_shapes::{self, AxisCase};
 use crate::harness::{
     buffers, rotation, same_size_copy_ms,
@@ -44,8 +45,7 @@ fn shape<T: TypedElement>(s: &GpuStream, case: AxisCase, fill: impl Fn(usize) ->
     let mut sums = buffers(1, results, |_| T::Sum::default())?;
     let mut values = buffers(1, results, |_| T::default())?;
     let mut indices = buffers(1, results, |_| 0u64)?;
-    // `None`: argmax.
-    for &op in [Some(TypedOp::Sum), Some(TypedOp::Max), None].iter() {
+    for &op in [Op::Sum, Op::Max, Op::ArgMax, Op::ArgMaxIndices].iter() {
         let time = |along: &str, f: &mut dyn FnMut(&DeviceBuffer<T>) -> Result<()>| -> Result<()> {
             let ms = median_ms(s, WARMUP, REPS, |i| f(&inputs[i % inputs.len()]))?;
             let label = match case {
@@ -60,27 +60,22 @@ fn shape<T: TypedElement>(s: &GpuStream, case: AxisCase, fill: impl Fn(usize) ->
                 for &axis in [Axis::Rows, Axis::Columns].iter() {
                     let along = if axis == Axis::Rows { "rows (dim=1)" } else { "columns (dim=0)" };
                     let shape = AxisShape::new(m, n);
+                    let auto = AxisStrategy::Auto;
                     time(along, &mut |x| match op {
-                        Some(TypedOp::Sum) => s.sum_along(axis, shape, x, &mut sums[0], AxisStrategy::Auto),
-                        Some(op) => s.reduce_along(op, axis, shape, x, &mut values[0], AxisStrategy::Auto),
-                        None => s.arg_along(
-                            ArgOp::ArgMax,
-                            axis,
-                            shape,
-                            x,
-                            &mut values[0],
-                            &mut indices[0],
-                            AxisStrategy::Auto,
-                        ),
+                        Op::Sum => s.sum_along(axis, shape, x, &mut sums[0], auto),
+                        Op::Max => s.reduce_along(TypedOp::Max, axis, shape, x, &mut values[0], auto),
+                        Op::ArgMax => s.arg_along(ArgOp::ArgMax, axis, shape, x, &mut values[0], &mut indices[0], auto),
+                        Op::ArgMaxIndices => s.arg_indices_along(ArgOp::ArgMax, axis, shape, x, &mut indices[0], auto),
                     })?;
                 }
             }
             AxisCase::Ragged { .. } => {
                 let offsets = DeviceBuffer::from_slice(&case.offsets()).expect("offsets");
                 time("segments", &mut |x| match op {
-                    Some(TypedOp::Sum) => s.segmented_sum(x, &offsets, &mut sums[0]),
-                    Some(op) => s.segmented_reduce(op, x, &offsets, &mut values[0]),
-                    None => s.segmented_arg(ArgOp::ArgMax, x, &offsets, &mut values[0], &mut indices[0]),
+                    Op::Sum => s.segmented_sum(x, &offsets, &mut sums[0]),
+                    Op::Max => s.segmented_reduce(TypedOp::Max, x, &offsets, &mut values[0]),
+                    Op::ArgMax => s.segmented_arg(ArgOp::ArgMax, x, &offsets, &mut values[0], &mut indices[0]),
+                    Op::ArgMaxIndices => s.segmented_arg_indices(ArgOp::ArgMax, x, &offsets, &mut indices[0]),
                 })?;
             }
         }
@@ -88,13 +83,34 @@ fn shape<T: TypedElement>(s: &GpuStream, case: AxisCase, fill: impl Fn(usize) ->
     Ok(())
 }
 
-fn row(shape: &str, type_name: &str, along: &str, op: Option<TypedOp>, bytes: usize, ms: f64, copy_ms: f64) {
+/// The ops of the table: the values and indices of argmax (as `torch.max(dim)`), and the
+/// indices alone (as `torch.argmax(dim)`).
+#[derive(Clone, Copy)]
+enum Op {
+    Sum,
+    Max,
+    ArgMax,
+    ArgMaxIndices,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Sum => "sum",
+            Op::Max => "max",
+            Op::ArgMax => "argmax",
+            Op::ArgMaxIndices => "argmax indices",
+        }
+    }
+}
+
+fn row(shape: &str, type_name: &str, along: &str, op: Op, bytes: usize, ms: f64, copy_ms: f64) {
     let bw = gbps(bytes, ms);
     TABLE.row(&[
         shape.into(),
         type_name.into(),
         along.into(),
-        op.map_or("argmax", |o| o.name()).into(),
+        op.name().into(),
         (ms * 1e3).into(),
         bw.into(),
         (100.0 * copy_ms / ms).into(),

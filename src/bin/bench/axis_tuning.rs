@@ -1,6 +1,7 @@
 //! Tuning of the axis `cols` kernel on the dense shapes of data/axis_shapes.csv: `Auto`'s row
-//! splits against half, 1.5 and twice as many, column sums
-//! and argmax, f32 and bf16, cold (inputs rotated past L2).
+//! splits against half, 1.5 and twice as many (or the list in `AXIS_TUNING_SPLITS`), column
+//! sums and argmax, f32 and bf16, cold (inputs rotated past L2). `AXIS_TUNING_SHAPE=MxN` keeps
+//! one shape.
 use crate::axis_shapes::{self, AxisCase};
 use crate::harness::{
     buffers, rotation,
@@ -27,7 +28,8 @@ pub fn run(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
     TABLE.header();
     for case in axis_shapes::all() {
         if let AxisCase::Dense { m, n } = case {
-            if m > 1 && n > 1 {
+            let kept = std::env::var("AXIS_TUNING_SHAPE").map_or(true, |w| w == format!("{}x{}", m, n));
+            if m > 1 && n > 1 && kept {
                 columns(s, m, n, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
                 columns(s, m, n, |i| bf16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
             }
@@ -35,6 +37,15 @@ pub fn run(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
     }
     println!();
     Ok(())
+}
+
+/// The splits to time: those of `AXIS_TUNING_SPLITS` (comma-separated) when set, else Auto's
+/// scaled by `SCALES`.
+fn tried_splits(auto_splits: usize) -> Vec<usize> {
+    match std::env::var("AXIS_TUNING_SPLITS") {
+        Ok(list) => list.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
+        Err(_) => SCALES.iter().map(|&(num, den)| auto_splits * num / den).collect(),
+    }
 }
 
 fn columns<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<()> {
@@ -53,8 +64,8 @@ fn columns<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usi
     let mut sums = buffers(1, n, |_| T::Sum::default())?;
     let mut values = buffers(1, n, |_| T::default())?;
     let mut indices = buffers(1, n, |_| 0u64)?;
-    for &(num, den) in SCALES.iter() {
-        let splits = (auto_splits * num / den).clamp(1, most);
+    for splits in tried_splits(auto_splits) {
+        let splits = splits.clamp(1, most);
         let strategy = AxisStrategy::Columns { tile, splits: splits as u32 };
         for &op in ["sum", "argmax"].iter() {
             let ms = median_ms(s, WARMUP, REPS, |i| {
