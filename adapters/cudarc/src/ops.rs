@@ -310,6 +310,7 @@ impl Kernels {
 
     /// Enqueues argmin or argmax (`op`) of each row or column, the indices alone (within the
     /// row or column, u32 or u64) into `indices`, as `torch.argmax(dim)` gives them.
+    #[allow(clippy::too_many_arguments)]
     pub fn arg_indices_along<E: Element, I: AxisIndex>(
         &self,
         stream: &Arc<CudaStream>,
