@@ -237,8 +237,10 @@ pub const MAX_COLUMN_WIDTH: usize = 16;
 /// This thread's part of a `cols` launch of `width` columns per thread (1, or `E::PER_VEC`: one
 /// 16-byte vector per row): its columns and rows (see the thread mapping), each column's
 /// accumulator started by `start(first row)` (`usize::MAX` when the thread has no rows) and
-/// folded in row order with `fold(acc, element, row)`, four loads in flight. Hands column `c`'s
-/// result on with `store(c, slot, acc)`, slot `c·chunks + split·phases + phase`.
+/// folded in row order, four loads in flight: four rows at a time with `fold4(acc, elements,
+/// row, stride)` (the elements of rows `row + j·stride`), the rest with `fold(acc, element,
+/// row)`. Hands column `c`'s result on with `store(c, slot, acc)`, slot
+/// `c·chunks + split·phases + phase`.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -252,6 +254,7 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     width: u32,
     start: impl Fn(usize) -> A,
     fold: impl Fn(A, E, usize) -> A,
+    fold4: impl Fn(A, [E; 4], usize, usize) -> A,
     store: impl Fn(usize, usize, A),
 ) {
     let (tid, tile, width) = (thread_idx_x() as usize, tile as usize, width as usize);
@@ -272,28 +275,37 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     let identity = start(if r < r1 { r } else { usize::MAX });
     if width == 1 {
         let mut acc = identity;
-        walk_rows(r, r1, phases, |r| *p.add(r * lda), |e, r| acc = fold(acc, e, r));
+        let take = |v: &[E; 4], four: bool, r: usize| {
+            acc = if four { fold4(acc, *v, r, phases) } else { fold(acc, v[0], r) };
+        };
+        walk_rows(r, r1, phases, |r| *p.add(r * lda), take);
         return store(col, slot(col), acc);
     }
     // One accumulator per column of the vector, indexed by constants only (registers).
     let mut acc = [identity; MAX_COLUMN_WIDTH];
     let row = |r: usize| load_v4(p.add(r * lda) as *const [u32; 4]);
     let keep = |k: usize| col + k < n;
-    // Column k of row r's vector `v`, for every k (`whole`) or those in the matrix.
-    let mut take = |v: [u32; 4], r: usize, whole: bool| {
+    // Column k of the rows' vectors `v` (four rows, or `v[0]` alone), for every k (`whole`)
+    // or those in the matrix.
+    let mut take = |v: &[[u32; 4]; 4], four: bool, r: usize, whole: bool| {
         for k in 0..E::PER_VEC {
             if whole || keep(k) {
-                acc[k] = fold(acc[k], E::lane(&v, k), r);
+                acc[k] = if four {
+                    let e = [E::lane(&v[0], k), E::lane(&v[1], k), E::lane(&v[2], k), E::lane(&v[3], k)];
+                    fold4(acc[k], e, r, phases)
+                } else {
+                    fold(acc[k], E::lane(&v[0], k), r)
+                };
             }
         }
     };
     if col + E::PER_VEC <= n {
-        walk_rows(r, r1, phases, row, |v, r| take(v, r, true));
+        walk_rows(r, r1, phases, row, |v, four, r| take(v, four, r, true));
     } else {
         // A partial last vector: its whole vector is in the input (in the row padding, as
         // lda ≥ PER_VEC) on every row but the last, which is read one element at a time.
         let last = rows.saturating_sub(1);
-        r = walk_rows(r, core::cmp::min(r1, last), phases, row, |v, r| take(v, r, false));
+        r = walk_rows(r, core::cmp::min(r1, last), phases, row, |v, four, r| take(v, four, r, false));
         if r == last && r < r1 {
             for k in 0..E::PER_VEC {
                 if keep(k) {
@@ -309,8 +321,10 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     }
 }
 
-/// Hands rows `r, r + phases, …` below `end` to `take(row(r), r)` in order, `row` loading one
-/// row's element or vector, four loads in flight. Returns the first row left.
+/// Hands rows `r, r + phases, …` below `end` on in order, `row` loading one row's element or
+/// vector: four at a time, loads in flight together, as `take(&[rows r + j·phases], true, r)`,
+/// then each left as `take(&[row(r); 4], false, r)` (only `[0]` counts). Returns the first row
+/// left.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 unsafe fn walk_rows<L: Copy>(
@@ -318,19 +332,15 @@ unsafe fn walk_rows<L: Copy>(
     end: usize,
     phases: usize,
     row: impl Fn(usize) -> L,
-    mut take: impl FnMut(L, usize),
+    mut take: impl FnMut(&[L; 4], bool, usize),
 ) -> usize {
     while r + 3 * phases < end {
-        let v = [row(r), row(r + phases), row(r + 2 * phases), row(r + 3 * phases)];
-        // Written out: a loop over the four leaves `v` in local memory when the fold is long.
-        take(v[0], r);
-        take(v[1], r + phases);
-        take(v[2], r + 2 * phases);
-        take(v[3], r + 3 * phases);
+        take(&[row(r), row(r + phases), row(r + 2 * phases), row(r + 3 * phases)], true, r);
         r += 4 * phases;
     }
     while r < end {
-        take(row(r), r);
+        let v = row(r);
+        take(&[v, v, v, v], false, r);
         r += phases;
     }
     r
@@ -350,8 +360,10 @@ unsafe fn cols_body<E: Element, O: Fold<E>>(
     out: *mut O::Acc,
 ) {
     let fold = |acc, e, _| O::fold(acc, e);
+    // In row order, as one at a time.
+    let fold4 = |acc, e: [E; 4], _, _| O::fold(O::fold(O::fold(O::fold(acc, e[0]), e[1]), e[2]), e[3]);
     let store = |_, slot, acc| *out.add(slot) = acc;
-    walk_columns(input, rows, n, lda, tile, splits, width, |_| O::identity(), fold, store)
+    walk_columns(input, rows, n, lda, tile, splits, width, |_| O::identity(), fold, fold4, store)
 }
 
 /// Folds each of `items` items' `chunks` partials (`load(item, k)`) and stores the result with

@@ -131,7 +131,7 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
 }
 
 /// Each column's running best toward `D` is a [`Track`] of its rows (key and first row, the
-/// value read back at the end): a key and a compare per element.
+/// value read back at the end): a key per element, and a compare with the best per four rows.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -149,11 +149,15 @@ unsafe fn arg_cols_body<E: ArgElement, D: Direction<E>>(
         t.see_element(e, r);
         t
     };
+    let fold4 = |mut t: Track<E, D>, e, r, stride| {
+        t.see_elements4(e, r, stride);
+        t
+    };
     // Indices alone (no partials, no values) read no value back.
     let read_back = !out.partials.is_null() || !out.values.is_null();
     let value = |col: usize, r: usize| if read_back { *input.add(r * lda + col) } else { D::START };
     let store = |col: usize, slot, t: Track<E, D>| out.store(slot, t.resolve_element(|r| value(col, r)));
-    walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, store)
+    walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, fold4, store)
 }
 
 #[cfg(target_os = "cuda")]

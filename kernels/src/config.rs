@@ -140,8 +140,8 @@ pub const AXIS_SPLIT_WARPS_PER_SM: usize = 64;
 /// Axis rows: the smallest chunk of a split row, in bytes: four batches of four 16-byte loads
 /// per lane of a warp, so each warp's fixed cost (its reduction and partial) stays small.
 pub const AXIS_MIN_CHUNK_BYTES: usize = 8192;
-/// Axis columns, a column per thread: rows are split across blocks until the grid holds this
-/// many blocks per SM (a full SM: each thread has four 4-byte or smaller loads in flight).
+/// Axis columns, a column per thread: rows are split across blocks up to a grid of this many
+/// blocks per SM, no more (a full SM: each thread has four 4-byte or smaller loads in flight).
 pub const AXIS_COLUMN_BLOCKS_PER_SM: usize = 8;
 /// Axis columns, a 16-byte vector of columns per thread: the same target. Each thread has four
 /// 16-byte loads in flight, so two blocks per SM keep enough bytes in flight, and more splits

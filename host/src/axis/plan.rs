@@ -131,7 +131,7 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// |---|---|
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
 /// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
-/// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split until `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM, each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
+/// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split up to `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM (rounded down), each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
 /// | rows | `Rows`: a lane per 16-byte vector of a row, up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES` |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
@@ -162,7 +162,9 @@ pub fn auto_strategy(
         } else {
             (AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_ROWS_PER_THREAD)
         };
-        let want = div_ceil(sm * per_sm, tiles);
+        // Rounded down: a grid past per_sm blocks per SM leaves some SMs one block more, whose
+        // blocks (argmax's are bound by their instructions) finish a block's time later.
+        let want = (sm * per_sm / tiles).max(1);
         let by_rows = shape.m / (phases * min_rows);
         let splits = want.min(by_rows).min(AXIS_MAX_CHUNKS / phases).max(1);
         return (shape, AxisStrategy::Columns { tile: tile as u32, splits: splits as u32 });

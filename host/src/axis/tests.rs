@@ -80,6 +80,11 @@ fn auto_serves_the_benchmark_shapes() {
     assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 66 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 16, splits: 264 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 4, splits: 256 });
+    // Splits rounded down to at most two blocks per SM: 28 column tiles of f32 take 9 (252
+    // blocks), the 14 of bf16 take 18, not the 10 and 19 that leave a few SMs a third block.
+    assert_eq!(auto(Axis::Columns, 8192, 28_672).1, AxisStrategy::Columns { tile: 256, splits: 9 });
+    let bf16 = auto_strategy(Axis::Columns, AxisShape::new(8192, 28_672), 2, 8, H100_SMS).1;
+    assert_eq!(bf16, AxisStrategy::Columns { tile: 256, splits: 18 });
     // Few rows: no split below AXIS_VECTOR_MIN_ROWS_PER_THREAD rows per thread.
     assert_eq!(auto(Axis::Columns, 32, 128_256).1, AxisStrategy::Columns { tile: 256, splits: 1 });
     // A column per thread (rows not 16-byte aligned): tiles as wide as n.

@@ -203,12 +203,29 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
     /// further key is kept.
     #[inline(always)]
     pub fn see4(&mut self, v: &[[u32; 4]; 4], i: usize, stride: usize) {
-        let k = [
-            D::key(D::vec_extreme(&v[0])),
-            D::key(D::vec_extreme(&v[1])),
-            D::key(D::vec_extreme(&v[2])),
-            D::key(D::vec_extreme(&v[3])),
-        ];
+        self.reach4(
+            [
+                D::key(D::vec_extreme(&v[0])),
+                D::key(D::vec_extreme(&v[1])),
+                D::key(D::vec_extreme(&v[2])),
+                D::key(D::vec_extreme(&v[3])),
+            ],
+            i,
+            stride,
+        );
+    }
+
+    /// Takes the four elements `e`, element `i + j·stride` in `e[j]`, as [`Track::see4`] takes
+    /// vectors: one compare with the running best per four elements.
+    #[inline(always)]
+    pub fn see_elements4(&mut self, e: [T; 4], i: usize, stride: usize) {
+        self.reach4([D::key(e[0]), D::key(e[1]), D::key(e[2]), D::key(e[3])], i, stride);
+    }
+
+    /// Positions `i + j·stride` with keys `k[j]`: their furthest key is compared with the best
+    /// so far, and the first position reaching it is kept when it goes strictly further.
+    #[inline(always)]
+    fn reach4(&mut self, k: [T::Key; 4], i: usize, stride: usize) {
         let further = |a: T::Key, b: T::Key| if D::further(b, a) { b } else { a };
         let best = further(further(k[0], k[1]), further(k[2], k[3]));
         if D::further(best, self.key) {
