@@ -59,8 +59,10 @@ pub const SGEMV_ROW_UNROLL: u32 = 4;
 pub const SGEMV_STAGED_BLOCK: u32 = 256;
 /// Floats of A in one staged tile: `VECTOR_UNROLL` float4s per thread.
 pub const SGEMV_STAGED_FLOATS: usize = 4 * (VECTOR_UNROLL * SGEMV_STAGED_BLOCK) as usize;
-/// Widest rows the staged kernel takes (x waits in shared memory).
-pub const SGEMV_STAGED_MAX_N: usize = 32;
+/// Widest rows the staged kernel takes (x waits in shared memory): up to a warp's float4s, so
+/// unaligned rows of 33 to 128 floats (2^20 × 97) are staged too instead of read a float per
+/// lane.
+pub const SGEMV_STAGED_MAX_N: usize = 128;
 /// `Op::N` with n ≤ `SGEMV_STAGED_MAX_N` whose rows float4 loads cannot take is staged when the
 /// gap between rows (lda - n) is narrower than this many floats: one 32-byte DRAM sector, which
 /// the row-by-row kernels fetch anyway.

@@ -47,7 +47,7 @@ impl SgemvShape {
     /// |---|---|---|
     /// | ≤ 64, n % 4 == 0 | `Vec4Rows(c)`, smallest c ≥ n | (by n below) |
     /// | ≤ 128, n % 4 == 0 | `N128` | (by n below) |
-    /// | 1 to 32, lda - n < `SGEMV_STAGED_MAX_GAP` | `StagedRows` | same |
+    /// | 1 to `SGEMV_STAGED_MAX_N`, lda - n < `SGEMV_STAGED_MAX_GAP` | `StagedRows` | same |
     /// | ≤ 4, ≤ 8, ≤ 16 | `RowsPerWarp(8, 4, 2)` | same |
     /// | ≤ 32 | `N32` | same |
     /// | < `SGEMV_WIDE_N` | `WarpRowsVec4` | `WarpRowsScalar` |
@@ -181,7 +181,7 @@ mod tests {
         }
         assert!(check(SgemvKernel::WarpScalar, &shape(10, 4096, 4099, 0x1001, 0x3)).is_ok());
         assert!(check(SgemvKernel::StagedRows, &shape(10, 32, 5000, 0x1001, 0x3)).is_ok());
-        assert!(matches!(check(SgemvKernel::StagedRows, &shape(10, 33, 33, 0, 0)), Err(Error::Unsupported { .. })));
+        assert!(matches!(check(SgemvKernel::StagedRows, &shape(10, 129, 129, 0, 0)), Err(Error::Unsupported { .. })));
     }
 
     #[test]
@@ -206,10 +206,13 @@ mod tests {
             ((16384, 4, 12, 0x1000, 0x2004), SgemvKernel::RowsPerWarp(8)),
             ((16384, 0, 0, 0x1000, 0x2000), SgemvKernel::RowsPerWarp(8)),
             ((16384, 30, 40, 0x1000, 0x2000), SgemvKernel::N32),
-            ((16384, 33, 33, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar),
+            ((16384, 33, 33, 0x1004, 0x2000), SgemvKernel::StagedRows),
+            ((16384, 97, 97, 0x1000, 0x2000), SgemvKernel::StagedRows),
+            ((16384, 100, 107, 0x1000, 0x2000), SgemvKernel::StagedRows),
+            ((16384, 100, 108, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar),
             ((16384, 128, 128, 0x1000, 0x2000), SgemvKernel::N128),
             ((16384, 100, 100, 0x1000, 0x2000), SgemvKernel::N128),
-            ((16384, 128, 128, 0x1004, 0x2000), SgemvKernel::WarpRowsScalar),
+            ((16384, 128, 128, 0x1004, 0x2000), SgemvKernel::StagedRows),
             ((16384, 129, 132, 0x1000, 0x2000), SgemvKernel::WarpRowsVec4),
             ((16384, 129, 129, 0x1000, 0x2000), SgemvKernel::WarpRowsScalar),
             ((100, 4096, 4096, 0x1000, 0x2000), SgemvKernel::SplitKVec4),

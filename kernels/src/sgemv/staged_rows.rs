@@ -2,7 +2,7 @@
 //! of consecutive rows is one contiguous span of A, so the block copies it into shared memory
 //! with aligned float4 loads (scalar ones at the span's two ends), then each thread takes whole
 //! rows from there. The next tile's loads are in flight while the block computes. Limits:
-//! n ≤ `SGEMV_STAGED_MAX_N`; the gaps between rows (lda - n) are read too, so it pays only when
+//! n ≤ `SGEMV_STAGED_MAX_N` (x in shared memory, read by every thread); the gaps between rows (lda - n) are read too, so it pays only when
 //! lda is close to n.
 use super::problem::Gemv;
 use crate::block::sync_threads;

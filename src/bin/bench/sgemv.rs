@@ -23,7 +23,7 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("bytes (read + write) as the sgemv, timed the same way, shown once per shape.\n");
     TABLE.header();
     for &m in [16384usize, 1 << 20].iter() {
-        for &n in [16usize, 32, 128].iter() {
+        for &n in [16usize, 32, 97, 128].iter() {
             one_shape(s, copy_bw, m, n)?;
         }
     }

@@ -202,7 +202,9 @@ fn streams_take_a_block_per_column_tile() {
 fn staged_rows_fill_the_stage_and_share_tiles_evenly() {
     // The most rows whose span (after up to 3 aligning floats) fits the stage, and as many
     // blocks as give each the same count of tiles, at most the resident ones.
-    for &(n, lda) in [(16usize, 17usize), (16, 16), (3, 3), (1, 1), (32, 39), (0, 0), (32, 5000)].iter() {
+    for &(n, lda) in
+        [(16usize, 17usize), (16, 16), (3, 3), (1, 1), (32, 39), (0, 0), (32, 5000), (97, 97), (128, 135)].iter()
+    {
         let rows = sgemv_staged_rows(n, lda);
         assert!(rows >= 1 && (rows - 1) * lda + n + 3 <= SGEMV_STAGED_FLOATS, "n {} lda {}", n, lda);
         assert!(lda == 0 || rows * lda + n + 3 > SGEMV_STAGED_FLOATS, "n {} lda {}: room for another row", n, lda);
