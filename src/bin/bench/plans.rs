@@ -78,7 +78,7 @@ fn row_launches(s: &GpuStream, m: usize, n: usize) -> Vec<Launch> {
 
 /// Op::T: the plan `TVec4` / `TScalar` get with the blocks the device keeps resident, then the
 /// striped kernels at every depth over 1 to 4 row splits (and the tile shift), and where the
-/// column tiles are few, splits that fill the device once or twice.
+/// column tiles are few, splits that fill the device once, twice or four times.
 fn transposed_launches(s: &GpuStream, module: &Module, shape: &SgemvShape) -> Result<Vec<Launch>> {
     let (m, n, sms) = (shape.m, shape.n, s.sm_count() as usize);
     let old = if shape.lda == n && shape.a_addr == 0 && n % 4 == 0 { SgemvKernel::TVec4 } else { SgemvKernel::TScalar };
@@ -106,11 +106,12 @@ fn transposed_launches(s: &GpuStream, module: &Module, shape: &SgemvShape) -> Re
         }
     }
     if tiles < sms {
-        // Few tiles: splits to fill the device once or twice.
-        for &per_sm in [1usize, 2].iter() {
-            let splits = (per_sm * sms / tiles).max(1);
-            let middle = stripe_depths().nth(1).expect("three depths");
-            launches.push(striped((m + splits - 1) / splits, 0, tiles * splits, middle));
+        // Few tiles: splits to fill the device one, two or four times, at every depth.
+        for depth in stripe_depths() {
+            for &per_sm in [1usize, 2, 4].iter() {
+                let splits = (per_sm * sms / tiles).max(1);
+                launches.push(striped((m + splits - 1) / splits, 0, tiles * splits, depth));
+            }
         }
     }
     Ok(launches)
