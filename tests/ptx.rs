@@ -3,8 +3,8 @@
 //! flagged finish) with no local memory.
 use cudakernels::stripe_depths;
 use cudakernels::{
-    ladder_entry_point, ArgOp, GemvLoads, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_OPS,
-    AXIS_KERNELS, AXIS_TYPES, GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
+    ladder_entry_point, ArgOp, GemvLoads, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_KERNELS,
+    AXIS_ARG_OPS, AXIS_KERNELS, AXIS_TYPES, GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
 };
 
 /// The body of entry point `name` (from its `.entry` line to the next entry).
@@ -236,12 +236,12 @@ fn axis_names(kernel: &str) -> Vec<String> {
         .collect()
 }
 
-/// Axis kernel `name` (of kind `kernel`) reads as its kind does: rows with 16-byte loads and
-/// group shuffles, fold with a block barrier, columns from global memory.
+/// Axis kernel `name` (of kind `kernel`) reads as its kind does: rows and pieces with 16-byte
+/// loads and group shuffles, fold with a block barrier, columns from global memory.
 fn axis_kernel_reads(kernel: &str, name: &str) {
     let body = entry(name);
     match kernel {
-        "rows" => assert!(
+        "rows" | "pieces" => assert!(
             body.contains("ld.global.nc.v4.u32") && body.contains("shfl.sync.bfly"),
             "{}: 16-byte loads and group shuffles",
             name
@@ -266,7 +266,7 @@ fn axis_kernels_exist_with_their_loads_and_shuffles() {
 
 #[test]
 fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
-    for kernel in AXIS_KERNELS.iter() {
+    for kernel in AXIS_ARG_KERNELS.iter() {
         for op in AXIS_ARG_OPS.iter() {
             for t in AXIS_TYPES.iter() {
                 let name = format!("axis_arg_{}_{}_{}", kernel, op, t);

@@ -4,7 +4,7 @@
 use crate::ladder::ladder_names;
 use kernels::arg::{ARG_OPS, ARG_TYPES};
 use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
-use kernels::axis_arg::AXIS_ARG_OPS;
+use kernels::axis_arg::{AXIS_ARG_KERNELS, AXIS_ARG_OPS};
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
 use kernels::sgemv::half_gemv::GEMV_KERNELS;
 use kernels::sgemv::SGEMV_KERNELS;
@@ -42,7 +42,7 @@ pub(crate) fn entry_names() -> Vec<String> {
         }
     }
     names.extend(GEMV_KERNELS.iter().map(|e| e.name.to_string()));
-    for kernel in AXIS_KERNELS.iter() {
+    for kernel in AXIS_ARG_KERNELS.iter() {
         for op in AXIS_ARG_OPS.iter() {
             names.extend(AXIS_TYPES.iter().map(|t| format!("axis_arg_{}_{}_{}", kernel, op, t)));
         }
@@ -81,7 +81,7 @@ pub(crate) fn axis_entry(kernel: usize, op: usize, type_name: &str) -> usize {
     AXIS + (kernel * TYPED_OPS.len() + op) * AXIS_TYPES.len() + t
 }
 
-/// Axis arg kernel number `kernel` (in `AXIS_KERNELS`) of arg op number `op` (in
+/// Axis arg kernel number `kernel` (in `AXIS_ARG_KERNELS`) of arg op number `op` (in
 /// `AXIS_ARG_OPS`) over `type_name`.
 pub(crate) fn axis_arg_entry(kernel: usize, op: usize, type_name: &str) -> usize {
     let t = AXIS_TYPES.iter().position(|&t| t == type_name).expect("an axis type");
@@ -101,7 +101,9 @@ mod tests {
     #[test]
     fn every_index_names_its_entry_point() {
         let names = entry_names();
-        assert_eq!(names.len(), AXIS_ARG + AXIS_KERNELS.len() * AXIS_ARG_OPS.len() * AXIS_TYPES.len());
+        assert_eq!(names.len(), AXIS_ARG + AXIS_ARG_KERNELS.len() * AXIS_ARG_OPS.len() * AXIS_TYPES.len());
+        assert_eq!(names[axis_entry(3, 0, "bf16")], "axis_pieces_sum_bf16");
+        assert_eq!(AXIS_ARG_KERNELS[..], AXIS_KERNELS[..3], "the arg kernels share the first numbers");
         assert_eq!(names[axis_arg_entry(0, 0, "u8")], "axis_arg_rows_argmin_u8");
         assert_eq!(names[axis_arg_entry(1, 1, "bf16")], "axis_arg_cols_argmax_bf16");
         assert_eq!(names[axis_arg_entry(2, 1, "f64")], "axis_arg_fold_argmax_f64");

@@ -13,6 +13,10 @@
 //! - `fold`: folds each item's `chunks` partials (split rows or columns) in a fixed order: a
 //!   group of [`fold_lanes`] lanes per item, up to a warp for up to four partials a lane, else
 //!   a block per item.
+//! - `pieces`: `rows` for rows split into `chunks` > 1 pieces (no offsets): piece k of a row
+//!   takes the row's batches of four vectors per lane k, k + chunks, … ([`fold_range_piece`]),
+//!   so a row's pieces in flight read neighbouring memory. Result of piece k of row r →
+//!   `out[r·chunks + k]`.
 //!
 //! Empty rows, columns and segments get the op's identity: 0, the largest value (+inf) for
 //! min, the lowest (-inf) for max. Float results are deterministic: each item's elements go to
@@ -23,7 +27,8 @@
 //! Launch with `AXIS_BLOCK`-thread blocks (whole warps, `lanes` and `tile` powers of two that
 //! divide it). `rows`: `input` holds (rows − 1)·lda + n elements, or `n` for segments (offsets
 //! are clamped to it; a decreasing pair is an empty segment); `offsets` is null or holds
-//! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid. `cols`: a grid of
+//! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid (`pieces` likewise, without
+//! offsets). `cols`: a grid of
 //! ⌈n / (tile·width)⌉·splits blocks, `out` holds splits·(AXIS_BLOCK / tile)·n accumulators;
 //! `width` is 1, or `PER_VEC` when `input` and lda·size are multiples of 16 bytes. `fold`:
 //! `partials` holds item i's chunk k at i·item_stride + k·chunk_stride, `out` holds `items`
@@ -35,6 +40,8 @@
 //! one lane and whole rows, row `block·B + tid` (plus multiples of the grid's threads) to the
 //! thread, element by element; rows of one element stored contiguously (n = lda = 1) likewise,
 //! four rows in flight per thread ([`for_thread_elements`]).
+//! `pieces`: as `rows`' groups, piece k of row r being item r·chunks + k; within it, vector j of
+//! each of its batches to lane j mod lanes.
 //! `cols`: thread `tid` of block `split·tiles + t` owns the `width` columns from
 //! `(t·tile + tid mod tile)·width` and rows `r0 + tid / tile + j·(B / tile)` of its split.
 //! `fold`: chunk k of an item to lane k mod lanes of its group, or to thread k mod B.
@@ -43,7 +50,7 @@ use crate::{
     block,
     config::{MinMax as Pair, WARP_SIZE},
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
-    thread::{block_index, fold_range, grid_blocks, grid_position, load_v4},
+    thread::{block_index, fold_range, fold_range_piece, grid_blocks, grid_position, load_v4},
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -59,8 +66,9 @@ use half::{bf16, f16};
 pub const ROWS_PER_THREAD: usize = 4;
 
 /// The axis kernels; entry points are `axis_{kernel}_{op}_{type}` over `TYPED_OPS` and
-/// [`AXIS_TYPES`].
-pub const AXIS_KERNELS: [&str; 3] = ["rows", "cols", "fold"];
+/// [`AXIS_TYPES`]. `pieces` is an entry of its own so that the `rows` kernels keep their
+/// registers (32 for most: eight blocks per SM).
+pub const AXIS_KERNELS: [&str; 4] = ["rows", "cols", "fold", "pieces"];
 
 /// Lanes of the `fold` kernels per item of `chunks` partials: a group of the power of two
 /// that holds them, up to a warp, for up to `WARP_FOLD_PARTIALS` (few partials, many items; a
@@ -224,6 +232,39 @@ unsafe fn rows_body<E: Element, O: Fold<E>>(
         let (begin, end) =
             if item < items { item_range(item, n, lda, offsets, chunks as usize, E::PER_VEC) } else { (0, 0) };
         let v = warp::group_reduce::<O>(fold_range::<E, O>(input.add(begin), end - begin, lane, lanes as usize), lanes);
+        if lane == 0 && item < items {
+            *out.add(item) = v;
+        }
+        first += step;
+    }
+}
+
+/// `pieces`: each of `rows` rows of n elements (stride lda) in `chunks` interleaved pieces, a
+/// group of `lanes` lanes per piece.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn pieces_body<E: Element, O: Fold<E>>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    lanes: u32,
+    chunks: u32,
+    out: *mut O::Acc,
+) {
+    let tid = thread_idx_x();
+    let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
+    let per_block = (block_dim_x() / lanes) as usize;
+    let (pieces, items) = (chunks as usize, rows * chunks as usize);
+    // The warp's first group: every lane of a warp takes the same turns and shuffles.
+    let warp_first = (tid / WARP_SIZE * WARP_SIZE / lanes) as usize;
+    let step = grid_blocks() * per_block;
+    let mut first = block_index() * per_block;
+    while first + warp_first < items {
+        let item = first + group;
+        let (row, len) = if item < items { (item / pieces, n) } else { (0, 0) };
+        let v = fold_range_piece::<E, O>(input.add(row * lda), len, (item % pieces, pieces), lane, lanes as usize);
+        let v = warp::group_reduce::<O>(v, lanes);
         if lane == 0 && item < items {
             *out.add(item) = v;
         }
@@ -420,7 +461,7 @@ unsafe fn fold_body<O: ReduceOp>(
     fold_partials::<O, _, _>(items, chunks, load, |item, v| *out.add(item) = v)
 }
 
-/// The three entry points of op `$op` (named `$opname`) over `$e`, accumulating in `$acc`.
+/// The four entry points of op `$op` (named `$opname`) over `$e`, accumulating in `$acc`.
 macro_rules! axis_entries {
     ($e:ident, $opname:ident: $op:ty, $acc:ty) => {
         paste::paste! {
@@ -447,6 +488,14 @@ macro_rules! axis_entries {
                 out: *mut $acc,
             ) {
                 fold_body::<$op>(partials, items, chunks, item_stride, chunk_stride, out)
+            }
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_pieces_ $opname _ $e>](
+                input: *const $e, rows: usize, n: usize, lda: usize, _offsets: *const u64, lanes: u32, chunks: u32,
+                out: *mut $acc,
+            ) {
+                pieces_body::<$e, $op>(input, rows, n, lda, lanes, chunks, out)
             }
         }
     };

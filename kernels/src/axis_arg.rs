@@ -49,8 +49,12 @@ use cuda_std::{
 use half::{bf16, f16};
 
 /// The arg ops along an axis; entry points are `axis_arg_{kernel}_{op}_{type}` over
-/// [`crate::axis::AXIS_KERNELS`], these and [`crate::axis::AXIS_TYPES`].
+/// [`AXIS_ARG_KERNELS`], these and [`crate::axis::AXIS_TYPES`].
 pub const AXIS_ARG_OPS: [&str; 2] = ["argmin", "argmax"];
+
+/// The axis arg kernels: [`crate::axis::AXIS_KERNELS`]' first three, in its order (split rows
+/// keep contiguous chunks).
+pub const AXIS_ARG_KERNELS: [&str; 3] = ["rows", "cols", "fold"];
 
 /// Where results go: partial pairs, or values and indices of the index width the caller chose.
 #[cfg(target_os = "cuda")]

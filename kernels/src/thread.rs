@@ -142,6 +142,51 @@ pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane:
     acc
 }
 
+/// One lane's fold of piece `piece` of `pieces` of the `n` elements at `base` (a row split
+/// across groups of `lanes` lanes): the range's 16-byte vectors go in batches of four per lane
+/// (`4·lanes` vectors), batch b to piece b mod pieces, so the pieces in flight read neighbouring
+/// batches; the misaligned head and tail, one by one, to piece 0.
+/// Thread mapping: vector j of a batch to lane j mod lanes; head or tail element i to lane
+/// i mod lanes of piece 0.
+#[inline(always)]
+pub unsafe fn fold_range_piece<E: Element, O: Fold<E>>(
+    base: *const E,
+    n: usize,
+    (piece, pieces): (usize, usize),
+    lane: usize,
+    lanes: usize,
+) -> O::Acc {
+    let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
+    let mut acc = O::identity();
+    if piece == 0 {
+        let mut k = lane;
+        while k < head {
+            acc = O::fold(acc, *base.add(k));
+            k += lanes;
+        }
+        k = tail + lane;
+        while k < n {
+            acc = O::fold(acc, *base.add(k));
+            k += lanes;
+        }
+    }
+    let vecs = base.add(head) as *const [u32; 4];
+    // `load_batch`'s four vectors per lane.
+    let batch = 4 * lanes;
+    let mut first = piece * batch;
+    while first + batch <= nvec {
+        acc = O::fold_vec4(acc, &load_batch(vecs, first + lane, lanes));
+        first += pieces * batch;
+    }
+    // The last, partial batch, in the piece whose turn it is.
+    let mut i = first + lane;
+    while i < nvec {
+        acc = O::fold_vec(acc, &load_v4(vecs.add(i)));
+        i += lanes;
+    }
+    acc
+}
+
 /// This thread's (value, index) pair(s) of `input` for arg operator `O`, with the head and tail
 /// of [`fold_vectorized`]: each 16-byte vector's extreme is found value-only and only the first
 /// vector with the thread's furthest extreme is kept ([`crate::ops::arg::Track`]); its lane is

@@ -33,10 +33,11 @@ use crate::typed::{enqueue_extreme, enqueue_sum, TypedElement, TypedOp};
 use cust::memory::{DeviceCopy, DeviceSlice};
 use kernels::config::AXIS_BLOCK;
 
-/// The axis kernels, in `kernels::axis::AXIS_KERNELS` order.
+/// The axis kernels, in `kernels::axis::AXIS_KERNELS` order (the arg kernels: the first three).
 const ROWS: usize = 0;
 const COLS: usize = 1;
 const FOLD: usize = 2;
+const PIECES: usize = 3;
 
 /// One output buffer of a call: its name, device address, length, element bytes, and the
 /// elements each result takes.
@@ -156,11 +157,14 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             };
             args.u32(lanes).u32(chunks);
             job.push_out(&mut args, partials);
-            // SAFETY: `axis_rows_{op}_{T}` takes (input, rows, n, lda, offsets, lanes, chunks, out)
-            // as pushed (arg kernels: out as `push_out` pushes it); the shape fits the input or the offsets index it (clamped to its
-            // length); `partials` (or the caller's out) holds m·chunks accumulators; `lanes` is a power
-            // of two ≤ 32 (resolved), the block `AXIS_BLOCK`.
-            unsafe { q.launch(job.entry(ROWS), grid, AXIS_BLOCK, &args)? };
+            // Split rows of a typed op: interleaved pieces, an entry of their own.
+            let split = chunks > 1 && job.offsets.is_none() && matches!(job.out, Results::Acc(_));
+            // SAFETY: `axis_rows_{op}_{T}` and `axis_pieces_{op}_{T}` take (input, rows, n, lda,
+            // offsets, lanes, chunks, out) as pushed (arg kernels: out as `push_out` pushes it);
+            // the shape fits the input or the offsets index it (clamped to its length);
+            // `partials` (or the caller's out) holds m·chunks accumulators; `lanes` is a power of
+            // two ≤ 32 (resolved), the block `AXIS_BLOCK`.
+            unsafe { q.launch(job.entry(if split { PIECES } else { ROWS }), grid, AXIS_BLOCK, &args)? };
         }
         AxisStrategy::Columns { tile, splits } => {
             args.out("input", job.input).usize(shape.m).usize(shape.n).usize(shape.lda).u32(tile).u32(splits);
