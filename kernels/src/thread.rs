@@ -108,16 +108,17 @@ pub unsafe fn fold_vectorized<E: Element, O: Fold<E>>(input: &[E]) -> O::Acc {
     acc
 }
 
-/// One lane's fold of the `n` elements at `base` shared by a group of `lanes` lanes (this one
-/// is `lane`): 16-byte vector loads, four in flight, the range's misaligned head and
-/// tail read one by one, as in [`fold_vectorized`] (without its prefetch form).
-/// Thread mapping: vector `i` of the range, and head or tail element `i`, go to lane
-/// `i mod lanes` of the group.
+/// One lane's fold of the misaligned ends of the `n` elements at `base`: elements `..head` and
+/// `tail..n`, element i to lane i mod lanes (each end holds up to `PER_VEC - 1` elements, more
+/// than a narrow group has lanes).
 #[inline(always)]
-pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane: usize, lanes: usize) -> O::Acc {
-    let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
+unsafe fn fold_ends<E: Element, O: Fold<E>>(
+    base: *const E,
+    (head, tail, n): (usize, usize, usize),
+    lane: usize,
+    lanes: usize,
+) -> O::Acc {
     let mut acc = O::identity();
-    // Head and tail hold up to `PER_VEC - 1` elements each, more than a narrow group has lanes.
     let mut k = lane;
     while k < head {
         acc = O::fold(acc, *base.add(k));
@@ -128,6 +129,18 @@ pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane:
         acc = O::fold(acc, *base.add(k));
         k += lanes;
     }
+    acc
+}
+
+/// One lane's fold of the `n` elements at `base` shared by a group of `lanes` lanes (this one
+/// is `lane`): 16-byte vector loads, four in flight, the range's misaligned head and
+/// tail read one by one, as in [`fold_vectorized`] (without its prefetch form).
+/// Thread mapping: vector `i` of the range, and head or tail element `i`, go to lane
+/// `i mod lanes` of the group.
+#[inline(always)]
+pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane: usize, lanes: usize) -> O::Acc {
+    let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
+    let mut acc = fold_ends::<E, O>(base, (head, tail, n), lane, lanes);
     let vecs = base.add(head) as *const [u32; 4];
     let mut i = lane;
     while i + 3 * lanes < nvec {
@@ -157,19 +170,7 @@ pub unsafe fn fold_range_piece<E: Element, O: Fold<E>>(
     lanes: usize,
 ) -> O::Acc {
     let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
-    let mut acc = O::identity();
-    if piece == 0 {
-        let mut k = lane;
-        while k < head {
-            acc = O::fold(acc, *base.add(k));
-            k += lanes;
-        }
-        k = tail + lane;
-        while k < n {
-            acc = O::fold(acc, *base.add(k));
-            k += lanes;
-        }
-    }
+    let mut acc = if piece == 0 { fold_ends::<E, O>(base, (head, tail, n), lane, lanes) } else { O::identity() };
     let vecs = base.add(head) as *const [u32; 4];
     // `load_batch`'s four vectors per lane.
     let batch = 4 * lanes;
