@@ -13,7 +13,8 @@
 //! - `fold`: folds each item's `chunks` partials (split rows or columns) in a fixed order: a
 //!   group of [`fold_lanes`] lanes per item, up to a warp for up to four partials a lane, else
 //!   a block per item.
-//! - `pieces`: `rows` for rows split into `chunks` > 1 pieces (no offsets): piece k of a row
+//! - `pieces`: `rows` for rows split into `chunks` > 1 pieces (it takes `rows`' arguments and
+//!   ignores `offsets`; the host sends segments to `rows`): piece k of a row
 //!   takes the row's batches of four vectors per lane k, k + chunks, … ([`fold_range_piece`]),
 //!   so a row's pieces in flight read neighbouring memory. Result of piece k of row r →
 //!   `out[r·chunks + k]`.
