@@ -119,9 +119,10 @@ pub const SGEMV_T_ROWS_PER_THREAD: usize = 16;
 /// block slot (one wave: no tail of late blocks).
 pub const SGEMV_T_WAVES: u32 = 1;
 
-/// `Op::T` with n from this up to `SGEMV_T_STREAM_N` takes the striped kernels (narrower rows
-/// leave lanes idle, and `TVec4` was faster).
-pub const SGEMV_T_STRIPES_MIN_N: usize = 512;
+/// `Op::T` with n from this up to `SGEMV_T_STREAM_N` takes the striped kernels: from 32 to 128
+/// columns they beat `TVec4` by 3–17% on 2^11 to 2^20 rows (plans on an H100); 16 columns fill
+/// half a stripe and lose 4%.
+pub const SGEMV_T_STRIPES_MIN_N: usize = 32;
 
 /// Threads per block of the streaming transposed kernels (`Op::T`, wide n: no row split).
 pub const SGEMV_T_STREAM_BLOCK: u32 = 256;
