@@ -76,7 +76,8 @@ fn op_shape(op: cudakernels::Op, m: usize, n: usize, lda: usize, a_addr: u64) ->
 
 #[test]
 fn sgemv_dispatch_table_for_the_issue_shapes() {
-    use cudakernels::config::{SGEMV_T_STRIPES_MIN_N, SGEMV_WIDE_MIN_M, SGEMV_WIDE_ROWS_N};
+    use cudakernels::config::{SGEMV_T_STRIPES_MIN_N, SGEMV_T_VEC4_BAND, SGEMV_WIDE_MIN_M, SGEMV_WIDE_ROWS_N};
+    use cudakernels::sgemv_t_striped;
     use cudakernels::Op;
     let choose = |op, m, n, lda, a| op_shape(op, m, n, lda, a).auto_kernel();
     for (m, n) in dispatch_shapes() {
@@ -95,7 +96,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
         let want_t = match (n >= 1 << 19, n % 4 == 0) {
             (true, true) => SgemvKernel::TStreamVec4,
             (true, false) => SgemvKernel::TStreamScalar,
-            _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(32),
+            _ if sgemv_t_striped(n) => SgemvKernel::TStripes(32),
             (false, true) => SgemvKernel::TVec4,
             (false, false) => SgemvKernel::TScalar,
         };
@@ -107,7 +108,7 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
             assert!(![SgemvKernel::WarpScalar, SgemvKernel::WarpVec4, SgemvKernel::BlockPerRow].contains(&k_n));
             let want = match n {
                 _ if n >= 1 << 19 => SgemvKernel::TStreamScalar,
-                _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(32),
+                _ if sgemv_t_striped(n) => SgemvKernel::TStripes(32),
                 _ => SgemvKernel::TScalar,
             };
             assert_eq!(k_t, want, "Op::T {} x {} lda {}", m, n, lda);
@@ -119,6 +120,12 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
     // Op::T from SGEMV_T_STRIPES_MIN_N on reads stripes, any alignment.
     assert_eq!(choose(Op::T, 9, SGEMV_T_STRIPES_MIN_N - 4, SGEMV_T_STRIPES_MIN_N, 0x1000), SgemvKernel::TVec4);
     assert_eq!(choose(Op::T, 9, SGEMV_T_STRIPES_MIN_N, SGEMV_T_STRIPES_MIN_N + 1, 0x1004), SgemvKernel::TStripes(32));
+    // Except the band where TVec4 measured faster (2^20 × 256), and from its end on again.
+    let (band, end) = SGEMV_T_VEC4_BAND;
+    assert_eq!(choose(Op::T, 1 << 20, band, band, 0x1000), SgemvKernel::TVec4);
+    assert_eq!(choose(Op::T, 1 << 20, band - 4, band - 4, 0x1000), SgemvKernel::TStripes(32));
+    assert_eq!(choose(Op::T, 1 << 20, end, end, 0x1000), SgemvKernel::TStripes(32));
+    assert_eq!(choose(Op::T, 1 << 20, 100, 100, 0x1000), SgemvKernel::TStripes(32));
     // Wide Op::T streams from SGEMV_T_STREAM_N on, whatever m is.
     use cudakernels::config::SGEMV_T_STREAM_N;
     let wide = SGEMV_T_STREAM_N;

@@ -52,7 +52,7 @@ mod internals {
     pub use crate::ladder::{
         ladder_entry_point, ladder_grid, Finish, LadderGrid, LadderKernel, LADDER_BLOCKS, LADDER_TYPES,
     };
-    pub use crate::sgemv::dispatch::stripe_depths;
+    pub use crate::sgemv::dispatch::{sgemv_t_striped, stripe_depths};
     pub use crate::sgemv::half_gemv::{half_gemv_entry_point, sgemv_batched_entry_point};
     pub use crate::sgemv::layout::SgemvLayout;
     pub use crate::sgemv::plan::{Occupancy, SgemvExtra, SgemvPlan};

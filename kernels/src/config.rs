@@ -119,10 +119,13 @@ pub const SGEMV_T_ROWS_PER_THREAD: usize = 16;
 /// block slot (one wave: no tail of late blocks).
 pub const SGEMV_T_WAVES: u32 = 1;
 
-/// `Op::T` with n from this up to `SGEMV_T_STREAM_N` takes the striped kernels: from 32 to 128
-/// columns they beat `TVec4` by 3–17% on 2^11 to 2^20 rows (plans on an H100); 16 columns fill
-/// half a stripe and lose 4%.
+/// `Op::T` with n from this up to `SGEMV_T_STREAM_N` takes the striped kernels (but see
+/// `SGEMV_T_VEC4_BAND`): from 32 to 128 columns they beat `TVec4` by 3–17% on 2^11 to 2^20 rows
+/// (plans on an H100); 16 columns fill half a stripe and lose 4%.
 pub const SGEMV_T_STRIPES_MIN_N: usize = 32;
+/// `Op::T` with n in this range takes `TVec4` (or `TScalar`) after all: at 2^20 × 256 it was
+/// 1–2% faster than the striped kernels in four calls (H100).
+pub const SGEMV_T_VEC4_BAND: (usize, usize) = (256, 512);
 
 /// Threads per block of the streaming transposed kernels (`Op::T`, wide n: no row split).
 pub const SGEMV_T_STREAM_BLOCK: u32 = 256;

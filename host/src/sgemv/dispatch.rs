@@ -2,8 +2,8 @@
 use super::shape::SgemvShape;
 use crate::error::{Error, Result};
 use kernels::config::{
-    SGEMV_STAGED_MAX_GAP, SGEMV_STAGED_MAX_N, SGEMV_T_STREAM_N, SGEMV_T_STRIPES_MIN_N, SGEMV_WIDE_MIN_M, SGEMV_WIDE_N,
-    SGEMV_WIDE_ROWS_N, VECTOR_BYTES, WARP_SIZE,
+    SGEMV_STAGED_MAX_GAP, SGEMV_STAGED_MAX_N, SGEMV_T_STREAM_N, SGEMV_T_STRIPES_MIN_N, SGEMV_T_VEC4_BAND,
+    SGEMV_WIDE_MIN_M, SGEMV_WIDE_N, SGEMV_WIDE_ROWS_N, VECTOR_BYTES, WARP_SIZE,
 };
 use kernels::sgemv::{Op, SgemvKernel};
 
@@ -27,6 +27,13 @@ pub fn not_built(kernel: SgemvKernel) -> Error {
     Error::Unsupported { what: format!("{:?} is not built (built: {:?})", kernel, built) }
 }
 
+/// Whether `Op::T` below `SGEMV_T_STREAM_N` columns takes the striped kernels for n columns:
+/// from `SGEMV_T_STRIPES_MIN_N` on, outside `SGEMV_T_VEC4_BAND`.
+pub fn sgemv_t_striped(n: usize) -> bool {
+    let (band, end) = SGEMV_T_VEC4_BAND;
+    n >= SGEMV_T_STRIPES_MIN_N && !(band..end).contains(&n)
+}
+
 /// The narrowest `Vec4Rows(cols)` built with cols ≥ n.
 fn vec4_rows_for(n: usize) -> Option<SgemvKernel> {
     SgemvKernel::explicit()
@@ -40,8 +47,8 @@ impl SgemvShape {
     /// The dispatch table of `Auto`, first match, before the device has its say (the depth of
     /// `TStripes`, see `stripes_depth`). `Op::T`: n ≥ `SGEMV_T_STREAM_N` streams (`TStreamVec4`
     /// when A's rows are float4 aligned: A 16-byte aligned, lda and n multiples of 4; else
-    /// `TStreamScalar`), n ≥ `SGEMV_T_STRIPES_MIN_N` takes `TStripes` (deepest), narrower n
-    /// `TVec4` or `TScalar` by the same test. `Op::N`, by n:
+    /// `TStreamScalar`), n ≥ `SGEMV_T_STRIPES_MIN_N` outside `SGEMV_T_VEC4_BAND` takes `TStripes`
+    /// (deepest, `sgemv_t_striped`), other n `TVec4` or `TScalar` by the same test. `Op::N`, by n:
     ///
     /// | n | float4 (A, x aligned, lda % 4 == 0) | otherwise |
     /// |---|---|---|
@@ -61,7 +68,7 @@ impl SgemvShape {
             return match (n >= SGEMV_T_STREAM_N, self.rows_aligned()) {
                 (true, true) => SgemvKernel::TStreamVec4,
                 (true, false) => SgemvKernel::TStreamScalar,
-                _ if n >= SGEMV_T_STRIPES_MIN_N => SgemvKernel::TStripes(deepest),
+                _ if sgemv_t_striped(n) => SgemvKernel::TStripes(deepest),
                 (false, true) => SgemvKernel::TVec4,
                 (false, false) => SgemvKernel::TScalar,
             };

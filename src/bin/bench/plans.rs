@@ -9,11 +9,9 @@ use crate::harness::{
 };
 use crate::sgemv_shapes::{self, Case};
 use crate::timing::{gbps, median_ms};
-use cudakernels::config::{
-    SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_T_STRIPES_MIN_N, SGEMV_WIDE_TILE, VECTOR_UNROLL, WARP_SIZE,
-};
+use cudakernels::config::{SGEMV_SPLIT_BLOCK, SGEMV_T_BLOCK, SGEMV_WIDE_TILE, VECTOR_UNROLL, WARP_SIZE};
 use cudakernels::cust::module::Module;
-use cudakernels::stripe_depths;
+use cudakernels::{sgemv_t_striped, stripe_depths};
 use cudakernels::{Error, Gpu, GpuStream, LoadedImage, Occupancy, Op, Result, SgemvKernel, SgemvPlan, SgemvShape};
 
 const TABLE: Table = Table::markdown(
@@ -78,8 +76,8 @@ fn row_launches(s: &GpuStream, m: usize, n: usize) -> Vec<Launch> {
     launches
 }
 
-/// Op::T: the plan `TVec4` / `TScalar` get with the blocks the device keeps resident (below
-/// `SGEMV_T_STRIPES_MIN_N` columns also the plan `Auto` would give the deepest striped kernel), then the
+/// Op::T: the plan `TVec4` / `TScalar` get with the blocks the device keeps resident (where
+/// `Auto` does not take stripes, also the plan it would give the deepest striped kernel), then the
 /// striped kernels at every depth over 1 to 4 row splits (and the tile shift), and where the
 /// column tiles are few, splits that fill the device once, twice or four times.
 fn transposed_launches(s: &GpuStream, module: &Module, shape: &SgemvShape) -> Result<Vec<Launch>> {
@@ -91,7 +89,7 @@ fn transposed_launches(s: &GpuStream, module: &Module, shape: &SgemvShape) -> Re
         .map_err(Error::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
     let occupancy = Occupancy { sm_count: sms as u32, threads_per_sm: per_sm * SGEMV_T_BLOCK };
     let mut launches = vec![Launch::planned(old, SgemvPlan::new(old, shape, occupancy)?)];
-    if n < SGEMV_T_STRIPES_MIN_N {
+    if !sgemv_t_striped(n) {
         // What `Auto` would launch with the striped kernels from fewer columns: the deepest
         // depth, planned with its own occupancy (its plan keeps a warp's depth of rows per split).
         let deepest = SgemvKernel::TStripes(stripe_depths().last().expect("TStripes is built"));
