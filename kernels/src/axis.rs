@@ -279,9 +279,9 @@ pub const MAX_COLUMN_WIDTH: usize = 16;
 /// This thread's part of a `cols` launch of `width` columns per thread (1, or `E::PER_VEC`: one
 /// 16-byte vector per row): its columns and rows (see the thread mapping), each column's
 /// accumulator started by `start(first row)` (`usize::MAX` when the thread has no rows) and
-/// folded in row order, four loads in flight: four rows at a time with `fold4(acc, elements,
-/// row, stride)` (the elements of rows `row + j·stride`), the rest with `fold(acc, element,
-/// row)`. Hands column `c`'s result on with `store(c, slot, acc)`, slot
+/// folded in row order, eight loads in flight ([`walk_rows`]): four rows at a time with
+/// `fold4(acc, elements, row, stride)` (the elements of rows `row + j·stride`), the rest with
+/// `fold(acc, element, row)`. Hands column `c`'s result on with `store(c, slot, acc)`, slot
 /// `c·chunks + split·phases + phase`.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
@@ -317,8 +317,8 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     let identity = start(if r < r1 { r } else { usize::MAX });
     if width == 1 {
         let mut acc = identity;
-        let take = |v: &[E; 4], four: bool, r: usize| {
-            acc = if four { fold4(acc, *v, r, phases) } else { fold(acc, v[0], r) };
+        let take = |v: [E; 4], four: bool, r: usize| {
+            acc = if four { fold4(acc, v, r, phases) } else { fold(acc, v[0], r) };
         };
         walk_rows(r, r1, phases, |r| *p.add(r * lda), take);
         return store(col, slot(col), acc);
@@ -329,7 +329,7 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     let keep = |k: usize| col + k < n;
     // Column k of the rows' vectors `v` (four rows, or `v[0]` alone), for every k (`whole`)
     // or those in the matrix.
-    let mut take = |v: &[[u32; 4]; 4], four: bool, r: usize, whole: bool| {
+    let mut take = |v: [[u32; 4]; 4], four: bool, r: usize, whole: bool| {
         for k in 0..E::PER_VEC {
             if whole || keep(k) {
                 acc[k] = if four {
@@ -364,9 +364,10 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
 }
 
 /// Hands rows `r, r + phases, …` below `end` on in order, `row` loading one row's element or
-/// vector: four at a time, loads in flight together, as `take(&[rows r + j·phases], true, r)`,
-/// then each left as `take(&[row(r); 4], false, r)` (only `[0]` counts). Returns the first row
-/// left.
+/// vector: eight rows' loads in flight together, handed on four at a time as
+/// `take([rows r + j·phases], true, r)`, then four once more if there are, then each left as
+/// `take([row(r); 4], false, r)` (only `[0]` counts). Returns the first row left. (Eight
+/// rather than four: column max and argmax 4–10% faster, sums unchanged; tuning log.)
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 unsafe fn walk_rows<L: Copy>(
@@ -374,15 +375,22 @@ unsafe fn walk_rows<L: Copy>(
     end: usize,
     phases: usize,
     row: impl Fn(usize) -> L,
-    mut take: impl FnMut(&[L; 4], bool, usize),
+    mut take: impl FnMut([L; 4], bool, usize),
 ) -> usize {
-    while r + 3 * phases < end {
-        take(&[row(r), row(r + phases), row(r + 2 * phases), row(r + 3 * phases)], true, r);
+    while r + 7 * phases < end {
+        let near = [row(r), row(r + phases), row(r + 2 * phases), row(r + 3 * phases)];
+        let far = [row(r + 4 * phases), row(r + 5 * phases), row(r + 6 * phases), row(r + 7 * phases)];
+        take(near, true, r);
+        take(far, true, r + 4 * phases);
+        r += 8 * phases;
+    }
+    if r + 3 * phases < end {
+        take([row(r), row(r + phases), row(r + 2 * phases), row(r + 3 * phases)], true, r);
         r += 4 * phases;
     }
     while r < end {
         let v = row(r);
-        take(&[v, v, v, v], false, r);
+        take([v, v, v, v], false, r);
         r += phases;
     }
     r

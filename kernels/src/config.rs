@@ -147,14 +147,14 @@ pub const AXIS_SPLIT_WARPS_PER_SM: usize = 64;
 /// per lane of a warp, so each warp's fixed cost (its reduction and partial) stays small.
 pub const AXIS_MIN_CHUNK_BYTES: usize = 8192;
 /// Axis columns, a column per thread: rows are split across blocks up to a grid of this many
-/// blocks per SM, no more (a full SM: each thread has four 4-byte or smaller loads in flight).
+/// blocks per SM, no more (a full SM: each thread has eight 4-byte or smaller loads in flight).
 pub const AXIS_COLUMN_BLOCKS_PER_SM: usize = 8;
-/// Axis columns, a 16-byte vector of columns per thread: the same target. Each thread has four
+/// Axis columns, a 16-byte vector of columns per thread: the same target. Each thread has eight
 /// 16-byte loads in flight, so two blocks per SM keep enough bytes in flight, and more splits
 /// only add partials and per-thread setup (axis-tuning: a quarter of the scalar target was the
-/// fastest or within 3% on every benchmark shape).
+/// fastest or within 3% on every benchmark shape, with four loads in flight and with eight).
 pub const AXIS_VECTOR_COLUMN_BLOCKS_PER_SM: usize = 2;
-/// Axis columns: the fewest rows a thread walks in one split (its loads in flight, four at once).
+/// Axis columns: the fewest rows a thread walks in one split (its loads in flight, eight at once).
 pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
 /// Axis columns, a 16-byte vector of columns per thread: the same bound. A split of fewer rows
 /// costs more in its fold launch than its blocks gain (axis-tuning, 32 × 128,256: one split
