@@ -76,6 +76,15 @@ fn row_launches(s: &GpuStream, m: usize, n: usize) -> Vec<Launch> {
     launches
 }
 
+/// The resident blocks of an Op::T `kernel` (blocks of `SGEMV_T_BLOCK`) on `sms` SMs.
+fn t_occupancy(module: &Module, kernel: SgemvKernel, sms: usize) -> Result<Occupancy> {
+    let f = module.get_function(kernel.entry_point()).map_err(Error::cuda("cuModuleGetFunction"))?;
+    let per_sm = f
+        .max_active_blocks_per_multiprocessor(SGEMV_T_BLOCK.into(), 0)
+        .map_err(Error::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
+    Ok(Occupancy { sm_count: sms as u32, threads_per_sm: per_sm * SGEMV_T_BLOCK })
+}
+
 /// Op::T: the plan `TVec4` / `TScalar` get with the blocks the device keeps resident (where
 /// `Auto` does not take stripes, also the plan it would give the deepest striped kernel), then the
 /// striped kernels at every depth over 1 to 4 row splits (and the tile shift), and where the
@@ -83,22 +92,12 @@ fn row_launches(s: &GpuStream, m: usize, n: usize) -> Vec<Launch> {
 fn transposed_launches(s: &GpuStream, module: &Module, shape: &SgemvShape) -> Result<Vec<Launch>> {
     let (m, n, sms) = (shape.m, shape.n, s.sm_count() as usize);
     let old = if shape.lda == n && shape.a_addr == 0 && n % 4 == 0 { SgemvKernel::TVec4 } else { SgemvKernel::TScalar };
-    let f = module.get_function(old.entry_point()).map_err(Error::cuda("cuModuleGetFunction"))?;
-    let per_sm = f
-        .max_active_blocks_per_multiprocessor(SGEMV_T_BLOCK.into(), 0)
-        .map_err(Error::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
-    let occupancy = Occupancy { sm_count: sms as u32, threads_per_sm: per_sm * SGEMV_T_BLOCK };
-    let mut launches = vec![Launch::planned(old, SgemvPlan::new(old, shape, occupancy)?)];
+    let mut launches = vec![Launch::planned(old, SgemvPlan::new(old, shape, t_occupancy(module, old, sms)?)?)];
     if !sgemv_t_striped(n) {
         // What `Auto` would launch with the striped kernels from fewer columns: the deepest
         // depth, planned with its own occupancy (its plan keeps a warp's depth of rows per split).
         let deepest = SgemvKernel::TStripes(stripe_depths().last().expect("TStripes is built"));
-        let f = module.get_function(deepest.entry_point()).map_err(Error::cuda("cuModuleGetFunction"))?;
-        let per_sm = f
-            .max_active_blocks_per_multiprocessor(SGEMV_T_BLOCK.into(), 0)
-            .map_err(Error::cuda("cuOccupancyMaxActiveBlocksPerMultiprocessor"))?;
-        let occupancy = Occupancy { sm_count: sms as u32, threads_per_sm: per_sm * SGEMV_T_BLOCK };
-        launches.push(Launch::planned(deepest, SgemvPlan::new(deepest, shape, occupancy)?));
+        launches.push(Launch::planned(deepest, SgemvPlan::new(deepest, shape, t_occupancy(module, deepest, sms)?)?));
     }
     // Striped: 32-column tiles × 1 to 4 row splits, at every depth.
     let tiles = (n + WARP_SIZE as usize - 1) / WARP_SIZE as usize;
