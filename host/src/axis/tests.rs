@@ -163,14 +163,13 @@ fn first_grids_cover_every_item_or_tile() {
 }
 
 #[test]
-fn folds_take_a_group_of_lanes_per_item_up_to_four_partials_a_lane() {
+fn folds_take_a_thread_per_item_then_a_warp_up_to_four_partials_a_lane() {
     let fold = |items, chunks| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1 };
-    // 32 × 128,256 columns: two splits, 8 items per block.
-    assert_eq!(kernels::axis::fold_lanes(2), 2);
-    assert_eq!(fold_grid(&fold(128_256, 2), 1 << 31), div(128_256, AXIS_BLOCK / 2));
-    assert_eq!(kernels::axis::fold_lanes(1), 1);
-    assert_eq!(kernels::axis::fold_lanes(3), 4);
-    assert_eq!(fold_grid(&fold(1000, 32), 1 << 31), div(1000, AXIS_BLOCK / 32));
+    // Up to 32 partials: a thread per item (8192 × 28,672 columns: 9 and 18 splits).
+    for &chunks in [1, 2, 3, 9, 18, 32].iter() {
+        assert_eq!(kernels::axis::fold_lanes(chunks), 1, "{}", chunks);
+    }
+    assert_eq!(fold_grid(&fold(28_672, 18), 1 << 31), div(28_672, AXIS_BLOCK));
     // Up to four partials a lane: a warp per item (4096² columns: 66 splits).
     assert_eq!(kernels::axis::fold_lanes(33), 32);
     assert_eq!(fold_grid(&fold(4096, 66), 1 << 31), div(4096, AXIS_BLOCK / 32));
