@@ -34,7 +34,7 @@ def peers(results):
                 put((shape, r["op"], types), "cuBLAS", number(r["µs"]))
             elif "batch" in r:
                 put((f"{r['batch']} x {r['m']}x{r['n']}", r["op"], "f32"), "cuBLAS", number(r["µs"]))
-            elif "cold µs" in r:
+            elif "cold µs" in r and "m" in r:
                 put((f"{r['m']}x{r['n']} lda {r['lda']} off {r['offsets'].replace(' ', '')}", r["op"]), "cuBLAS",
                     number(r["cold µs"]))
     for _, _, rows in tables(os.path.join(results, "torch.md")):

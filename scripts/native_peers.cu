@@ -196,26 +196,34 @@ static std::vector<Shape> load_shapes(const std::string &path, const std::string
 
 static const int REPS = 30, WARMUP_REPS = 5, QUEUED = 20;
 
-// Median ms of `reps` calls f(i), each between its own event pair, after WARMUP_REPS calls.
+// Median ms of `reps` calls f(i), each between its own event pair, after WARMUP_REPS calls; the
+// host does not wait between calls (as bin/bench and torch_peers.py), unless BENCH_TIMING=synced.
 template <class F>
 static double median_ms(cudaStream_t stream, int reps, F f) {
     for (int i = 0; i < WARMUP_REPS; ++i) f(i);
     CHECK(cudaStreamSynchronize(stream));
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
+    const char *timing = std::getenv("BENCH_TIMING");
+    bool synced = timing && std::string(timing) == "synced";
+    std::vector<cudaEvent_t> start(reps), stop(reps);
+    for (int i = 0; i < reps; ++i) {
+        CHECK(cudaEventCreate(&start[i]));
+        CHECK(cudaEventCreate(&stop[i]));
+    }
+    for (int i = 0; i < reps; ++i) {
+        CHECK(cudaEventRecord(start[i], stream));
+        f(WARMUP_REPS + i);
+        CHECK(cudaEventRecord(stop[i], stream));
+        if (synced) CHECK(cudaEventSynchronize(stop[i]));
+    }
+    CHECK(cudaStreamSynchronize(stream));
     std::vector<double> ms(reps);
     for (int i = 0; i < reps; ++i) {
-        CHECK(cudaEventRecord(start, stream));
-        f(WARMUP_REPS + i);
-        CHECK(cudaEventRecord(stop, stream));
-        CHECK(cudaEventSynchronize(stop));
         float t = 0;
-        CHECK(cudaEventElapsedTime(&t, start, stop));
+        CHECK(cudaEventElapsedTime(&t, start[i], stop[i]));
         ms[i] = t;
+        CHECK(cudaEventDestroy(start[i]));
+        CHECK(cudaEventDestroy(stop[i]));
     }
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
 }

@@ -38,7 +38,9 @@ MiB, GiB = 1 << 20, 1 << 30
 
 
 def time_median(fn, inputs, reps, warmup):
-    """Median µs of fn(*inputs[i % len(inputs)]), each repetition with its own events."""
+    """Median µs of fn(*inputs[i % len(inputs)]), each repetition with its own events; the host
+    does not wait between repetitions (as bin/bench and native_peers), unless BENCH_TIMING=synced."""
+    synced = os.environ.get("BENCH_TIMING") == "synced"
     for i in range(warmup):
         fn(*inputs[i % len(inputs)])
     torch.cuda.synchronize()
@@ -49,6 +51,8 @@ def time_median(fn, inputs, reps, warmup):
         start.record()
         fn(*args)
         end.record()
+        if synced:
+            end.synchronize()
     torch.cuda.synchronize()
     return statistics.median(s.elapsed_time(e) for s, e in events) * 1e3  # ms -> µs
 

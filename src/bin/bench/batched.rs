@@ -27,7 +27,7 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("### Strided-batched sgemv on the attention decode shapes (cold: A rotated past L2)\n");
     println!("`GB/s` counts A, x and y once; `copy µs`: a cold copy of as many bytes.\n");
     TABLE.header();
-    for shape in gemv_shapes::in_set("attention") {
+    for shape in gemv_shapes::in_set("attention").into_iter().filter(kept) {
         let a = buffers(rotation(s, 4 * shape.a_len()), shape.a_len(), a_value)?;
         let copy = same_size_copy(s, &a, shape.bytes::<f32, f32, f32>())?;
         for &op in [Op::N, Op::T].iter() {
@@ -49,12 +49,17 @@ pub fn run_half(gpu: &Gpu, copy_bw: f64) -> Result<()> {
     println!("### Half-precision gemv, bf16 and f16 A (cold: A rotated past L2)\n");
     println!("`GB/s` counts A, x and y once; `copy µs`: a cold copy of as many bytes.\n");
     TABLE.header();
-    for shape in gemv_shapes::in_set("llama").into_iter().chain(gemv_shapes::in_set("attention")) {
+    for shape in gemv_shapes::in_set("llama").into_iter().chain(gemv_shapes::in_set("attention")).filter(kept) {
         half_rows(s, shape, copy_bw, bf16::from_f32, ["bf16 A, x, y (TST)", "bf16 A, x; f32 y (TSS)"])?;
         half_rows(s, shape, copy_bw, f16::from_f32, ["f16 A, x, y (HSH)", "f16 A, x; f32 y (HSS)"])?;
     }
     println!();
     Ok(())
+}
+
+/// Whether `BENCH_GEMV_SHAPE` (`BATCHxMxN`, to time or profile one shape) is unset or names `shape`.
+fn kept(shape: &GemvShape) -> bool {
+    std::env::var("BENCH_GEMV_SHAPE").map_or(true, |w| w == format!("{}x{}x{}", shape.batch, shape.m, shape.n))
 }
 
 /// Both ops of `shape` with A and x of H, y of H (`types[0]`), then f32 (`types[1]`).

@@ -4,21 +4,32 @@ use cudakernels::cust::event::{Event, EventFlags};
 use cudakernels::{Error, GpuStream, Result};
 
 /// Median milliseconds of `reps` runs of `f(i)` (i = repetition index, for rotating inputs)
-/// on `gpu`'s stream, after `warmup` untimed runs.
+/// on `gpu`'s stream, after `warmup` untimed runs. Each run has its own pair of events and the
+/// host does not wait between runs, as `torch_peers.py` and `native_peers` time theirs: a run's
+/// time is the GPU's from the end of the one before, so the host's enqueueing counts only where
+/// the GPU waits for it. `BENCH_TIMING=synced` waits for each run before the next (host work and
+/// launch latency then count in every run).
 pub fn median_ms(gpu: &GpuStream, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
     for i in 0..warmup {
         f(i)?;
     }
     gpu.synchronize()?;
-    let start = Event::new(EventFlags::DEFAULT).map_err(Error::cuda("cuEventCreate"))?;
-    let stop = Event::new(EventFlags::DEFAULT).map_err(Error::cuda("cuEventCreate"))?;
-    let mut times = Vec::with_capacity(reps);
-    for i in 0..reps {
-        start.record(gpu.stream().unwrap()).map_err(Error::cuda("cuEventRecord"))?;
+    let synced = std::env::var("BENCH_TIMING").map_or(false, |v| v == "synced");
+    let event = || Event::new(EventFlags::DEFAULT).map_err(Error::cuda("cuEventCreate"));
+    let pairs = (0..reps).map(|_| Ok((event()?, event()?))).collect::<Result<Vec<_>>>()?;
+    let stream = gpu.stream().unwrap();
+    for (i, (start, stop)) in pairs.iter().enumerate() {
+        start.record(stream).map_err(Error::cuda("cuEventRecord"))?;
         f(warmup + i)?;
-        stop.record(gpu.stream().unwrap()).map_err(Error::cuda("cuEventRecord"))?;
-        stop.synchronize().map_err(Error::cuda("cuEventSynchronize"))?;
-        times.push(stop.elapsed_time_f32(&start).map_err(Error::cuda("cuEventElapsedTime"))? as f64);
+        stop.record(stream).map_err(Error::cuda("cuEventRecord"))?;
+        if synced {
+            stop.synchronize().map_err(Error::cuda("cuEventSynchronize"))?;
+        }
+    }
+    gpu.synchronize()?;
+    let mut times = Vec::with_capacity(reps);
+    for (start, stop) in &pairs {
+        times.push(stop.elapsed_time_f32(start).map_err(Error::cuda("cuEventElapsedTime"))? as f64);
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     Ok(times[times.len() / 2])
