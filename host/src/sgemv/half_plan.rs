@@ -92,17 +92,32 @@ const MIN_ROWS_PER_THREAD: usize = 4;
 /// flight, while 8 · lanes columns leave a thread of the block per column to fold.
 pub const MAX_COLUMN_LANES: usize = WARP_SIZE as usize;
 
+/// Threads per row of the vectorized Op::T kernel at least: a tile then reads 32 bytes or more
+/// of each row (a whole sector of halves).
+pub const MIN_COLUMN_LANES: usize = 2;
+
 /// [`VectorColumnsPlan`] for `batch` problems of m × n (n a multiple of 8) on `sm_count` SMs
 /// keeping `blocks_per_sm` blocks each: the fewest threads per row (a power of two up to
 /// [`MAX_COLUMN_LANES`]) covering n / 8, then rows split until the grid fills one wave, each
-/// split at least `MIN_ROWS_PER_THREAD` rows per thread.
+/// split at least `MIN_ROWS_PER_THREAD` rows per thread. When even the most splits would not
+/// fill the wave (few rows), narrower tiles (down to [`MIN_COLUMN_LANES`]) take the place of
+/// splits: as many blocks, without the fold across blocks (a fence, a ticket and a pass over
+/// the partials at the end of the launch).
 pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, blocks_per_sm: u32) -> VectorColumnsPlan {
     let block = SGEMV_BATCHED_BLOCK as usize;
-    let lanes = (n / 8).max(1).next_power_of_two().min(MAX_COLUMN_LANES);
-    let tiles = div_ceil(n, 8 * lanes).max(1);
-    let base = batch.saturating_mul(tiles).max(1);
     let wave = (sm_count as usize * blocks_per_sm.max(1) as usize).max(1);
-    let max_splits = (m / ((block / lanes) * MIN_ROWS_PER_THREAD)).max(1);
+    let tiles_of = |lanes: usize| div_ceil(n, 8 * lanes).max(1);
+    let max_splits_of = |lanes: usize| (m / ((block / lanes) * MIN_ROWS_PER_THREAD)).max(1);
+    let mut lanes = (n / 8).max(1).next_power_of_two().min(MAX_COLUMN_LANES);
+    while lanes > MIN_COLUMN_LANES
+        && max_splits_of(lanes) > 1
+        && batch.saturating_mul(tiles_of(lanes)).saturating_mul(max_splits_of(lanes)) < wave
+    {
+        lanes /= 2;
+    }
+    let tiles = tiles_of(lanes);
+    let base = batch.saturating_mul(tiles).max(1);
+    let max_splits = max_splits_of(lanes);
     let splits = (wave / base).clamp(1, max_splits);
     let rows_per_split = div_ceil(m, splits).max(1);
     let splits = div_ceil(m, rows_per_split).max(1);
@@ -171,10 +186,23 @@ mod tests {
         assert_eq!(p.grid, 32 * p.splits);
         assert!(p.rows_per_split * p.splits >= 32768 && p.rows_per_split * (p.splits - 1) < 32768);
         // Few rows: no split below MIN_ROWS_PER_THREAD = 4 rows per thread (n = 64: 32 groups,
-        // 128 rows).
-        assert_eq!(vector_columns_plan(512, 64, 32, 132, 4).splits, 4);
+        // 128 rows). Where even the most splits leave the wave short, narrower tiles replace
+        // them: 512 rows of 64 take 2 threads per row, 4 tiles, 128 groups of 4 rows, no split.
+        let p = vector_columns_plan(512, 64, 32, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits, p.grid), (2, 4, 1, 128));
+        let p = vector_columns_plan(512, 128, 64, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits, p.grid), (2, 8, 1, 512));
         assert_eq!(vector_columns_plan(255, 64, 1, 132, 4).splits, 1);
-        assert_eq!(vector_columns_plan(256, 64, 1, 132, 4).splits, 2);
+        assert_eq!(vector_columns_plan(255, 64, 1, 132, 4).lanes, 8, "one split at most: tiles stay");
+        let p = vector_columns_plan(256, 64, 1, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits), (4, 2, 1));
+        // Never narrower than MIN_COLUMN_LANES, even when splits remain.
+        let p = vector_columns_plan(2048, 32, 1, 132, 4);
+        assert_eq!((p.lanes, p.tiles), (MIN_COLUMN_LANES, 2));
+        assert_eq!(p.splits, 2048 / ((SGEMV_BATCHED_BLOCK as usize / MIN_COLUMN_LANES) * MIN_ROWS_PER_THREAD));
+        // Rows enough to fill the wave with splits: the tiles stay whole (4,096-row heads).
+        let p = vector_columns_plan(4096, 64, 64, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits), (8, 1, 8));
         // Llama rows: a warp over 256 columns, eight row groups, tiles by n.
         let p = vector_columns_plan(4096, 14336, 1, 132, 2);
         assert_eq!((p.lanes, p.tiles, p.splits), (32, 56, 264 / 56));
