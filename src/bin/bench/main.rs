@@ -3,7 +3,8 @@
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
 //! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|batched|hgemv|plans|multi|axis|axis-tuning]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
-//! CSV files there; `BENCH_GEMV_SHAPE=BATCHxMxN` keeps one shape of the batched and hgemv sections.
+//! CSV files there; `BENCH_GEMV_SHAPE=BATCHxMxN` keeps one shape of the batched and hgemv sections;
+//! `BENCH_TIMING=synced` waits for each timed call before the next (`timing::median_ms`).
 //! Peers (torch.sum, torch.aminmax, torch.argmax, torch.mv) come from scripts/torch_peers.py in the same call.
 //! One file per section; `harness` holds what they share, `timing` the event timing.
 mod arg;
