@@ -150,11 +150,11 @@ mod tests {
             let choice = half_gemv_choice(&shape(Op::N, 4096, n, lda, 256, 512), &SgemvLayout::SINGLE, bf16_f32);
             assert_eq!(choice, HalfGemvChoice::VectorRows { lanes, walk }, "n = {}", n);
         }
-        // Attention scores: K caches of 32 and 64 heads, one problem each; from 2^16 rows in
+        // Attention scores: K caches of 32 and 64 heads, one problem each; from 2^15 rows in
         // all, short rows of halves take their own entries.
-        for &(heads, kv, head, lanes, short) in
-            [(32, 512, 64, 8, false), (32, 4096, 128, 16, true), (64, 32768, 128, 16, true)].iter()
-        {
+        let scores =
+            [(32, 512, 64, 8, false), (64, 512, 128, 16, true), (32, 4096, 128, 16, true), (64, 32768, 128, 16, true)];
+        for &(heads, kv, head, lanes, short) in scores.iter() {
             let call = shape(Op::N, kv, head, head, 0, 0);
             let layout = batch(heads, kv * head, head);
             let walk = if short { RowWalk::Short } else { RowWalk::Medium };
