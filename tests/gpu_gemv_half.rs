@@ -216,10 +216,10 @@ fn vector_kernels_on_attention_decode() {
     let gpu = handle.default_stream();
     let mut rng = Rng::fresh("gemv_half_attention");
     // Scores (Op::N: K · q) and values (Op::T: Vᵀ · p): one cache (kv × head) per head,
-    // problems back to back; the values split their rows across blocks. From 2^15 rows the
-    // scores take the short-row entries (`_ns`, eight rows per group): 70 × 1000, 9 × 8000 and
-    // 9 × 7999 have tiles across problems and a partial last tile, 72 columns a ninth step
-    // per row, and 67 columns a tail of 3.
+    // problems back to back; the values split their rows across blocks, or at 512 rows take
+    // narrower column tiles. From 2^15 rows the scores take the short-row entries (`_ns`, eight
+    // rows per group): 70 × 1000, 9 × 8000 and 9 × 7999 have tiles across problems and a
+    // partial last tile, 72 columns a ninth step per row, and 67 columns a tail of 3.
     let caches = [
         (32usize, 512usize, 64usize),
         (64, 512, 128),
