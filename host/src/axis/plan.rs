@@ -118,9 +118,18 @@ pub fn column_width(elem: usize, addr: u64, shape: AxisShape) -> u32 {
     }
 }
 
-/// Lanes for items of `bytes`: one per 16-byte vector, a power of two up to a warp.
+/// 16-byte vectors a lane of the `rows` kernel takes at least, where a row has that many for
+/// each of two lanes or more: one batch of loads in flight, and fewer shuffle levels per row.
+const VECTORS_PER_LANE: usize = 4;
+
+/// Lanes for items of `bytes`: one lane for a row of one vector at most, else a lane per
+/// `VECTORS_PER_LANE` vectors, a power of two from 2 up to a warp.
 pub fn lanes_for(bytes: usize) -> u32 {
-    div_ceil(bytes.max(1), VECTOR_BYTES).next_power_of_two().min(WARP_SIZE as usize) as u32
+    let vectors = div_ceil(bytes.max(1), VECTOR_BYTES);
+    if vectors <= 1 {
+        return 1;
+    }
+    div_ceil(vectors, VECTORS_PER_LANE).next_power_of_two().clamp(2, WARP_SIZE as usize) as u32
 }
 
 /// `Auto`'s dispatch for reducing `shape` of `elem` -byte elements along `axis` on a device
@@ -132,7 +141,7 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
 /// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
 /// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split up to `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM (rounded down), each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
-/// | rows | `Rows`: a lane per 16-byte vector of a row, up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES` |
+/// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES` |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
 /// Where that shape is one row of n ≥ 1 elements, the call runs instead as the whole-buffer

@@ -54,7 +54,21 @@ fn column_width_needs_aligned_rows() {
 
 #[test]
 fn lanes_follow_the_row_s_vectors() {
-    let table = [(0, 1), (4, 1), (16, 1), (17, 2), (64, 4), (256, 16), (512, 32), (1 << 20, 32)];
+    // One vector: a thread per row. Then a lane per four vectors, from two lanes to a warp.
+    let table = [
+        (0, 1),
+        (4, 1),
+        (16, 1),
+        (17, 2),
+        (64, 2),
+        (128, 2),
+        (129, 4),
+        (256, 4),
+        (512, 8),
+        (1024, 16),
+        (2048, 32),
+        (1 << 20, 32),
+    ];
     for &(bytes, lanes) in table.iter() {
         assert_eq!(lanes_for(bytes), lanes, "{} bytes", bytes);
     }
@@ -64,9 +78,9 @@ fn lanes_follow_the_row_s_vectors() {
 #[test]
 fn auto_serves_the_benchmark_shapes() {
     let auto = |axis, m, n| auto_strategy(axis, AxisShape::new(m, n), 4, 4, H100_SMS);
-    // Many short rows: several rows per warp, a lane per float4.
-    assert_eq!(auto(Axis::Rows, 1 << 20, 16), (AxisShape::new(1 << 20, 16), rows(4, 1)));
-    assert_eq!(auto(Axis::Rows, 1 << 20, 64), (AxisShape::new(1 << 20, 64), rows(16, 1)));
+    // Many short rows: several rows per warp, a lane per four float4s (at least two lanes).
+    assert_eq!(auto(Axis::Rows, 1 << 20, 16), (AxisShape::new(1 << 20, 16), rows(2, 1)));
+    assert_eq!(auto(Axis::Rows, 1 << 20, 64), (AxisShape::new(1 << 20, 64), rows(4, 1)));
     // Enough long rows: a warp per row.
     assert_eq!(auto(Axis::Rows, 4096, 4096).1, rows(32, 1));
     assert_eq!(auto(Axis::Rows, 8192, 28_672).1, rows(32, 1));
