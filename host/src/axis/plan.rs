@@ -118,12 +118,13 @@ pub fn column_width(elem: usize, addr: u64, shape: AxisShape) -> u32 {
     }
 }
 
-/// 16-byte vectors a lane of the `rows` kernel takes at least, where a row has that many for
-/// each of two lanes or more: one batch of loads in flight, and fewer shuffle levels per row.
+/// 16-byte vectors per lane of the `rows` kernel: one batch of loads in flight, and fewer
+/// shuffle levels per row than a lane per vector.
 const VECTORS_PER_LANE: usize = 4;
 
-/// Lanes for items of `bytes`: one lane for a row of one vector at most, else a lane per
-/// `VECTORS_PER_LANE` vectors, a power of two from 2 up to a warp.
+/// Lanes for items of `bytes`: a thread for a row of one vector at most (the kernel's
+/// element-by-element path), else a lane per `VECTORS_PER_LANE` vectors, a power of two from 2
+/// up to a warp.
 pub fn lanes_for(bytes: usize) -> u32 {
     let vectors = div_ceil(bytes.max(1), VECTOR_BYTES);
     if vectors <= 1 {
