@@ -167,9 +167,9 @@ pub const SGEMV_BATCHED_ROWS: usize = 4;
 /// 16-byte loads of A a lane of the vectorized batched `Op::N` kernel keeps in flight (rows of
 /// one step each, or steps of one long row): 2 KiB per warp of halves.
 pub const SGEMV_VECTOR_DEPTH: usize = 8;
-/// Rows (of all problems) from which short rows of halves take eight rows per group: at 2^15
-/// (64 heads of 512) they ran 15% faster with rows of 128 and the same with rows of 64 (H100);
-/// with fewer, the deeper tiles would leave more of the SMs without one.
+/// Rows (of all problems) from which short rows of halves take eight rows per group: from 64
+/// heads of 512 the deeper tiles still cover an H100's SMs (tuning log, short rows of halves);
+/// with fewer, they would leave more of the SMs without one.
 pub const SGEMV_SHORT_MIN_ROWS: usize = 1 << 15;
 /// Threads per block of the batched `Op::T` kernel: 32 warps over one 32-column tile, so that a
 /// block alone keeps enough rows in flight for an SM.
