@@ -3,7 +3,7 @@
 use super::layout::SgemvLayout;
 use super::shape::SgemvShape;
 use crate::launch::{div_ceil, resident_blocks};
-use kernels::config::{SGEMV_BATCHED_BLOCK, VECTOR_BYTES, WARP_SIZE};
+use kernels::config::{SGEMV_BATCHED_BLOCK, SGEMV_BATCHED_ROWS, VECTOR_BYTES, WARP_SIZE};
 use kernels::sgemv::half_gemv::GemvLoads;
 use kernels::sgemv::row_walk::RowWalk;
 use kernels::sgemv::Op;
@@ -96,13 +96,20 @@ pub const MAX_COLUMN_LANES: usize = WARP_SIZE as usize;
 /// of each row (a whole sector of halves).
 pub const MIN_COLUMN_LANES: usize = 2;
 
+/// A split's rows past its last whole pass of the block (`SGEMV_BATCHED_ROWS` rows per row
+/// group) are loaded one at a time, each costing 0.5–0.8 of a row in a pass (Llama Op::T
+/// shapes, tuning log): a split whose tail fills more than 1 / 4 of a pass is rounded up to
+/// whole passes, which adds fewer rows than that cost.
+const SPLIT_TAIL_PARTS: usize = 4;
+
 /// [`VectorColumnsPlan`] for `batch` problems of m × n (n a multiple of 8) on `sm_count` SMs
 /// keeping `blocks_per_sm` blocks each: the fewest threads per row (a power of two up to
 /// [`MAX_COLUMN_LANES`]) covering n / 8, then rows split until the grid fills one wave, each
-/// split at least `MIN_ROWS_PER_THREAD` rows per thread. When even the most splits would not
-/// fill the wave (few rows), narrower tiles (down to [`MIN_COLUMN_LANES`]) take the place of
-/// splits: as many blocks, without the fold across blocks (a fence, a ticket and a pass over
-/// the partials at the end of the launch).
+/// split at least `MIN_ROWS_PER_THREAD` rows per thread, and rounded up to whole passes where
+/// [`SPLIT_TAIL_PARTS`] says (which may leave the wave a few blocks short). When even the most
+/// splits would not fill the wave (few rows), narrower tiles (down to [`MIN_COLUMN_LANES`])
+/// take the place of splits: as many blocks, without the fold across blocks (a fence, a ticket
+/// and a pass over the partials at the end of the launch).
 pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, blocks_per_sm: u32) -> VectorColumnsPlan {
     let block = SGEMV_BATCHED_BLOCK as usize;
     let wave = (sm_count as usize * blocks_per_sm.max(1) as usize).max(1);
@@ -119,7 +126,11 @@ pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, bloc
     let base = batch.saturating_mul(tiles).max(1);
     let max_splits = max_splits_of(lanes);
     let splits = (wave / base).clamp(1, max_splits);
-    let rows_per_split = div_ceil(m, splits).max(1);
+    let mut rows_per_split = div_ceil(m, splits).max(1);
+    let pass = (block / lanes) * SGEMV_BATCHED_ROWS;
+    if splits > 1 && rows_per_split % pass > pass / SPLIT_TAIL_PARTS {
+        rows_per_split = div_ceil(rows_per_split, pass) * pass;
+    }
     let splits = div_ceil(m, rows_per_split).max(1);
     VectorColumnsPlan { lanes, rows_per_split, splits, tiles, grid: base.saturating_mul(splits) }
 }
@@ -208,7 +219,15 @@ mod tests {
         assert_eq!((p.lanes, p.tiles, p.splits), (32, 56, 264 / 56));
         assert_eq!(p.grid, 56 * p.splits);
         let p = vector_columns_plan(4096, 4096, 1, 132, 4);
-        assert_eq!((p.lanes, p.tiles, p.splits, p.rows_per_split), (32, 16, 33, 125));
+        // 33 splits of 125 rows would end each thread on 3–4 rows loaded one at a time: 32
+        // splits of 128 rows are four whole passes of the block's eight row groups (32 rows).
+        assert_eq!((p.lanes, p.tiles, p.splits, p.rows_per_split), (32, 16, 32, 128));
+        // 14336 × 4096: 33 splits of 435 rows (a tail of 19) → 32 of 448; 4096 × 14336: 9
+        // splits of 456 rows keep their tail of 8, a quarter of a pass.
+        let p = vector_columns_plan(14336, 4096, 1, 132, 4);
+        assert_eq!((p.splits, p.rows_per_split), (32, 448));
+        let p = vector_columns_plan(4096, 14336, 1, 132, 4);
+        assert_eq!((p.splits, p.rows_per_split), (9, 456));
         assert!(8 * p.lanes <= SGEMV_BATCHED_BLOCK as usize);
         // Enough tiles alone: one split, no partials.
         assert_eq!(vector_columns_plan(8192, 8, 1000, 132, 4).splits, 1);
@@ -291,6 +310,9 @@ mod tests {
             let rows_per_thread = plan.rows_per_split / (SGEMV_BATCHED_BLOCK as usize / plan.lanes);
             assert!(plan.grid >= 132 || rows_per_thread < 2 * MIN_ROWS_PER_THREAD, "{}: Op::T plan {:?}", line, plan);
             assert!(plan.splits == 1 || rows_per_thread >= MIN_ROWS_PER_THREAD, "{}: {:?}", line, plan);
+            let pass = SGEMV_BATCHED_ROWS * (SGEMV_BATCHED_BLOCK as usize / plan.lanes);
+            assert!(plan.splits == 1 || plan.rows_per_split % pass <= pass / SPLIT_TAIL_PARTS, "{}: {:?}", line, plan);
+            assert!(plan.grid <= 132 * 4, "{}: one wave: {:?}", line, plan);
             seen += 1;
         }
         assert_eq!(seen, 18, "the six Llama and twelve attention shapes");
