@@ -97,9 +97,9 @@ pub const MAX_COLUMN_LANES: usize = WARP_SIZE as usize;
 pub const MIN_COLUMN_LANES: usize = 2;
 
 /// A split's rows past its last whole pass of the block (`SGEMV_BATCHED_ROWS` rows per row
-/// group) are loaded one at a time, each costing 0.5–0.8 of a row in a pass (Llama Op::T
-/// shapes, tuning log): a split whose tail fills more than 1 / 4 of a pass is rounded up to
-/// whole passes, which adds fewer rows than that cost.
+/// group) are loaded one at a time, each costing 0.5–0.8 of a whole pass (Llama Op::T shapes,
+/// tuning log): a split whose tail fills more than 1 / 4 of a pass is rounded up to whole
+/// passes, whose added rows then cost less than the tail did.
 const SPLIT_TAIL_PARTS: usize = 4;
 
 /// [`VectorColumnsPlan`] for `batch` problems of m × n (n a multiple of 8) on `sm_count` SMs
