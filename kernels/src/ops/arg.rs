@@ -10,6 +10,7 @@ use crate::config::{MinMax as Pair, ValueIndex};
 use crate::packed::byte_vec_extreme;
 use crate::shuffle::Shuffle;
 use core::marker::PhantomData;
+use crate::config::WARP_SIZE;
 
 /// The index of a pair that holds no element yet: above every real index, so it loses ties.
 pub const NO_INDEX: u64 = u64::MAX;
@@ -35,14 +36,29 @@ pub trait ArgElement: ArgKey + Ordered + Element {
         }
         m
     }
+    /// Key `k` of lane `lane ^ mask` (`shfl.sync.bfly`).
+    unsafe fn shfl_key(k: Self::Key, mask: u32) -> Self::Key;
 }
 
-impl ArgElement for u16 {}
-impl ArgElement for i16 {}
-impl ArgElement for u32 {}
-impl ArgElement for i32 {}
-impl ArgElement for f32 {}
-impl ArgElement for f64 {}
+/// An [`ArgElement`] impl's [`ArgElement::shfl_key`] (every key type shuffles).
+macro_rules! key_shuffle {
+    () => {
+        #[inline(always)]
+        unsafe fn shfl_key(k: Self::Key, mask: u32) -> Self::Key {
+            k.shfl_xor(mask)
+        }
+    };
+}
+
+/// Types whose vector extremes go lane by lane.
+macro_rules! arg_plain {
+    ($($t:ty),*) => {$(
+        impl ArgElement for $t {
+            key_shuffle!();
+        }
+    )*};
+}
+arg_plain!(u16, i16, u32, i32, f32, f64);
 
 /// Bytes: vector extremes packed ([`byte_vec_extreme`]).
 macro_rules! arg_byte {
@@ -52,6 +68,7 @@ macro_rules! arg_byte {
             fn vec_max(w: &[u32; 4]) -> $t { (byte_vec_extreme::<true>(w, $flip) ^ ($flip as u32) as u8) as $t }
             #[inline(always)]
             fn vec_min(w: &[u32; 4]) -> $t { (byte_vec_extreme::<false>(w, $flip) ^ ($flip as u32) as u8) as $t }
+            key_shuffle!();
         }
     )*};
 }
@@ -65,6 +82,7 @@ macro_rules! arg_half {
             fn vec_max(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $max)) }
             #[inline(always)]
             fn vec_min(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $min)) }
+            key_shuffle!();
         }
     )*};
 }
@@ -261,6 +279,34 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
         ValueIndex { value: load(self.vec), index: self.vec as u64 }
     }
 
+    /// [`Track::resolve`] of the warp's best track, in lane 0 (`lane`; the others get the
+    /// identity): the furthest key, then the smallest vector, since threads' vectors are
+    /// disjoint and the first element of the smaller comes first. One lane of the warp reads its
+    /// vector again instead of all 32. All 32 lanes call it together.
+    #[inline(always)]
+    pub unsafe fn resolve_in_warp(
+        self,
+        lane: usize,
+        nvec: usize,
+        head: usize,
+        load: impl Fn(usize) -> [u32; 4],
+    ) -> ValueIndex<T> {
+        let mut t = self;
+        let mut mask = WARP_SIZE / 2;
+        while mask > 0 {
+            let (key, vec) = (T::shfl_key(t.key, mask), (t.vec as u64).shfl_xor(mask) as usize);
+            if D::further(key, t.key) || (key == t.key && vec < t.vec) {
+                t.key = key;
+                t.vec = vec;
+            }
+            mask /= 2;
+        }
+        if lane != 0 {
+            return ArgOf::<T, D>::identity();
+        }
+        t.resolve(nvec, head, load)
+    }
+
     /// (value, index) of the first element with the tracked key in the tracked vector, whose
     /// words `load` gives, of vectors that start at element `head`; the identity when the
     /// thread had none of the `nvec` vectors.
@@ -299,6 +345,14 @@ pub trait ArgFold<T: ArgElement>: ReduceOp {
     /// [`ArgFold::see`] of the batch `v`, vector `i + j·stride` in `v[j]`.
     fn see4(s: &mut Self::State, v: &[[u32; 4]; 4], i: usize, stride: usize);
     fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc;
+    /// [`Track::resolve_in_warp`] of each track.
+    unsafe fn resolve_in_warp(
+        s: Self::State,
+        lane: usize,
+        nvec: usize,
+        head: usize,
+        load: impl Fn(usize) -> [u32; 4],
+    ) -> Self::Acc;
 }
 
 impl<T: ArgElement, D: Direction<T>> ArgFold<T> for ArgOf<T, D> {
@@ -322,6 +376,16 @@ impl<T: ArgElement, D: Direction<T>> ArgFold<T> for ArgOf<T, D> {
     #[inline(always)]
     fn resolve(s: Track<T, D>, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> ValueIndex<T> {
         s.resolve(nvec, head, load)
+    }
+    #[inline(always)]
+    unsafe fn resolve_in_warp(
+        s: Track<T, D>,
+        lane: usize,
+        nvec: usize,
+        head: usize,
+        load: impl Fn(usize) -> [u32; 4],
+    ) -> ValueIndex<T> {
+        s.resolve_in_warp(lane, nvec, head, load)
     }
 }
 
@@ -349,5 +413,18 @@ impl<T: ArgElement> ArgFold<T> for ArgMinMax<T> {
     #[inline(always)]
     fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc {
         Pair { min: s.0.resolve(nvec, head, &load), max: s.1.resolve(nvec, head, &load) }
+    }
+    #[inline(always)]
+    unsafe fn resolve_in_warp(
+        s: Self::State,
+        lane: usize,
+        nvec: usize,
+        head: usize,
+        load: impl Fn(usize) -> [u32; 4],
+    ) -> Self::Acc {
+        Pair {
+            min: s.0.resolve_in_warp(lane, nvec, head, &load),
+            max: s.1.resolve_in_warp(lane, nvec, head, &load),
+        }
     }
 }
