@@ -244,13 +244,12 @@ pub unsafe fn fold_arg_vectorized<E: ArgElement, O: ArgFold<E>>(input: &[E]) -> 
     }
     // One lane per warp reads its warp's best vector back, not each lane its own (scattered
     // reads that cost about 2% of a large input's time per direction).
-    O::combine(acc, O::resolve_in_group(state, lane, LANES, nvec, head, |v| load_v4(vecs.add(v))))
+    O::combine(acc, O::resolve_in_warp(state, lane, nvec, head, |v| load_v4(vecs.add(v))))
 }
 
 /// One lane's (value, index) pair(s) of the `n` elements at `base` for arg operator `O`, shared
-/// by a group of `lanes` lanes (a power of two ≤ 32) as in [`fold_range`] (same head, tail and
-/// mapping), vectors kept as in [`fold_arg_vectorized`]. Indices count from `first` at `base`.
-/// The whole warp calls it.
+/// by a group of `lanes` lanes as in [`fold_range`] (same head, tail and mapping), vectors kept
+/// as in [`fold_arg_vectorized`]. Indices count from `first` at `base`.
 #[inline(always)]
 pub unsafe fn fold_arg_range<E: ArgElement, O: ArgFold<E>>(
     base: *const E,
@@ -286,8 +285,7 @@ pub unsafe fn fold_arg_range<E: ArgElement, O: ArgFold<E>>(
         O::see(&mut state, &load_v4(vecs.add(i)), i);
         i += lanes;
     }
-    // One lane per group reads the group's best vector back (as in `fold_arg_vectorized`).
-    O::combine(acc, O::resolve_in_group(state, lane, lanes, nvec, first + head, |v| load_v4(vecs.add(v))))
+    O::combine(acc, O::resolve(state, nvec, first + head, |v| load_v4(vecs.add(v))))
 }
 
 /// Dot product of four A values with four x values (float4 loads as raw words).

@@ -10,6 +10,7 @@ use crate::config::{MinMax as Pair, ValueIndex};
 use crate::packed::byte_vec_extreme;
 use crate::shuffle::Shuffle;
 use core::marker::PhantomData;
+use crate::config::WARP_SIZE;
 
 /// The index of a pair that holds no element yet: above every real index, so it loses ties.
 pub const NO_INDEX: u64 = u64::MAX;
@@ -278,22 +279,20 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
         ValueIndex { value: load(self.vec), index: self.vec as u64 }
     }
 
-    /// [`Track::resolve`] of the best track of each group of `lanes` lanes (a power of two ≤ 32,
-    /// the same in every lane), in the group's lane 0 (`lane` is this lane's place in the group;
-    /// the others get the identity): the furthest key, then the smallest vector, since lanes'
-    /// vectors are disjoint and the first element of the smaller comes first. One lane of the
-    /// group reads its vector again instead of every lane. The whole warp calls it.
+    /// [`Track::resolve`] of the warp's best track, in lane 0 (`lane`; the others get the
+    /// identity): the furthest key, then the smallest vector, since threads' vectors are
+    /// disjoint and the first element of the smaller comes first. One lane of the warp reads its
+    /// vector again instead of all 32. All 32 lanes call it together.
     #[inline(always)]
-    pub unsafe fn resolve_in_group(
+    pub unsafe fn resolve_in_warp(
         self,
         lane: usize,
-        lanes: usize,
         nvec: usize,
         head: usize,
         load: impl Fn(usize) -> [u32; 4],
     ) -> ValueIndex<T> {
         let mut t = self;
-        let mut mask = lanes as u32 / 2;
+        let mut mask = WARP_SIZE / 2;
         while mask > 0 {
             let (key, vec) = (T::shfl_key(t.key, mask), (t.vec as u64).shfl_xor(mask) as usize);
             if D::further(key, t.key) || (key == t.key && vec < t.vec) {
@@ -345,11 +344,11 @@ pub trait ArgFold<T: ArgElement>: ReduceOp {
     fn see(s: &mut Self::State, w: &[u32; 4], i: usize);
     /// [`ArgFold::see`] of the batch `v`, vector `i + j·stride` in `v[j]`.
     fn see4(s: &mut Self::State, v: &[[u32; 4]; 4], i: usize, stride: usize);
-    /// [`Track::resolve_in_group`] of each track.
-    unsafe fn resolve_in_group(
+    fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc;
+    /// [`Track::resolve_in_warp`] of each track.
+    unsafe fn resolve_in_warp(
         s: Self::State,
         lane: usize,
-        lanes: usize,
         nvec: usize,
         head: usize,
         load: impl Fn(usize) -> [u32; 4],
@@ -375,15 +374,18 @@ impl<T: ArgElement, D: Direction<T>> ArgFold<T> for ArgOf<T, D> {
         s.see4(v, i, stride)
     }
     #[inline(always)]
-    unsafe fn resolve_in_group(
+    fn resolve(s: Track<T, D>, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> ValueIndex<T> {
+        s.resolve(nvec, head, load)
+    }
+    #[inline(always)]
+    unsafe fn resolve_in_warp(
         s: Track<T, D>,
         lane: usize,
-        lanes: usize,
         nvec: usize,
         head: usize,
         load: impl Fn(usize) -> [u32; 4],
     ) -> ValueIndex<T> {
-        s.resolve_in_group(lane, lanes, nvec, head, load)
+        s.resolve_in_warp(lane, nvec, head, load)
     }
 }
 
@@ -409,17 +411,20 @@ impl<T: ArgElement> ArgFold<T> for ArgMinMax<T> {
         s.1.see4(v, i, stride);
     }
     #[inline(always)]
-    unsafe fn resolve_in_group(
+    fn resolve(s: Self::State, nvec: usize, head: usize, load: impl Fn(usize) -> [u32; 4]) -> Self::Acc {
+        Pair { min: s.0.resolve(nvec, head, &load), max: s.1.resolve(nvec, head, &load) }
+    }
+    #[inline(always)]
+    unsafe fn resolve_in_warp(
         s: Self::State,
         lane: usize,
-        lanes: usize,
         nvec: usize,
         head: usize,
         load: impl Fn(usize) -> [u32; 4],
     ) -> Self::Acc {
         Pair {
-            min: s.0.resolve_in_group(lane, lanes, nvec, head, &load),
-            max: s.1.resolve_in_group(lane, lanes, nvec, head, &load),
+            min: s.0.resolve_in_warp(lane, nvec, head, &load),
+            max: s.1.resolve_in_warp(lane, nvec, head, &load),
         }
     }
 }
