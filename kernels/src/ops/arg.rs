@@ -6,11 +6,10 @@
 use super::{Element, Ordered, ReduceOp};
 use crate::arg_order::{pick, ArgKey, End};
 pub use crate::arg_order::{Largest, Smallest};
-use crate::config::{MinMax as Pair, ValueIndex};
+use crate::config::{MinMax as Pair, ValueIndex, WARP_SIZE};
 use crate::packed::byte_vec_extreme;
 use crate::shuffle::Shuffle;
 use core::marker::PhantomData;
-use crate::config::WARP_SIZE;
 
 /// The index of a pair that holds no element yet: above every real index, so it loses ties.
 pub const NO_INDEX: u64 = u64::MAX;
