@@ -114,8 +114,9 @@ fn named_strategies() {
     let mut rng = Rng::fresh("axis_named_strategies");
     let case = Case::<f32>::new(&mut rng, 37, 1029, 5, 3, &[f32::NAN, -0.0]);
     let ctx = format!("seed {} f32 37x1029", rng.seed);
+    // Chunks of AXIS_BLOCK / lanes with a warp each: a row per block, folded in the block.
     for &lanes in [1, 2, 4, 8, 16, 32].iter() {
-        for &chunks in [1, 3, 64].iter() {
+        for &chunks in [1, 3, 8, 64].iter() {
             run_case(s, &case, Axis::Rows, AxisStrategy::Rows { lanes, chunks }, &ctx);
         }
     }
@@ -127,6 +128,10 @@ fn named_strategies() {
             run_case(s, &aligned, Axis::Columns, AxisStrategy::Columns { tile, splits }, &ctx);
         }
     }
+    // Enough rows of 16 KiB or more for `Auto` to give each a block, padded and offset.
+    let m = 16 * s.sm_count() as usize + 3;
+    let block_rows = Case::<f32>::new(&mut rng, m, 4103, 3, 1, &[f32::NAN, -0.0]);
+    run_case(s, &block_rows, Axis::Rows, AxisStrategy::Auto, &format!("seed {} f32 {}x4103", rng.seed, m));
     // A contiguous column is a row: Auto and named rows kernels take it.
     let column = Case::<i32>::new(&mut rng, 100_001, 1, 0, 2, &[]);
     run_case(s, &column, Axis::Columns, AxisStrategy::Auto, &ctx);

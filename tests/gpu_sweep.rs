@@ -178,13 +178,15 @@ fn sgemv_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     runs
 }
 
-/// The axis kernels over `T`: rows (split, so the fold runs too) and columns, every op.
+/// The axis kernels over `T`: rows (split, so the fold runs too, and a row per block, folded
+/// in it) and columns, every op.
 fn axis<T: Reference>(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let case = Case::<T>::new(rng, 40, 70, 3, 1, &[]);
     let ctx = format!("seed {} {}", rng.seed, T::NAME);
     run_case(gpu, &case, Axis::Rows, AxisStrategy::Rows { lanes: 32, chunks: 3 }, &ctx);
+    run_case(gpu, &case, Axis::Rows, AxisStrategy::Rows { lanes: 32, chunks: 8 }, &ctx);
     run_case(gpu, &case, Axis::Columns, AxisStrategy::Columns { tile: 32, splits: 2 }, &ctx);
-    2 * TypedOp::ALL.len()
+    3 * TypedOp::ALL.len()
 }
 
 fn axis_all(gpu: &GpuStream, rng: &mut Rng) -> usize {

@@ -17,7 +17,8 @@
 //!   ignores `offsets`; the host sends segments to `rows`): piece k of a row
 //!   takes the row's batches of four vectors per lane k, k + chunks, … ([`fold_range_piece`]),
 //!   so a row's pieces in flight read neighbouring memory. Result of piece k of row r →
-//!   `out[r·chunks + k]`.
+//!   `out[r·chunks + k]`; or, with a warp per piece and a block's warps of pieces
+//!   ([`folds_in_block`]), a row per block, its pieces folded there into `out[r]`.
 //!
 //! Empty rows, columns and segments get the op's identity: 0, the largest value (+inf) for
 //! min, the lowest (-inf) for max. Float results are deterministic: each item's elements go to
@@ -29,7 +30,7 @@
 //! divide it). `rows`: `input` holds (rows − 1)·lda + n elements, or `n` for segments (offsets
 //! are clamped to it; a decreasing pair is an empty segment); `offsets` is null or holds
 //! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid (`pieces` likewise, without
-//! offsets). `cols`: a grid of
+//! offsets, and rows accumulators for a row per block). `cols`: a grid of
 //! ⌈n / (tile·width)⌉·splits blocks, `out` holds splits·(AXIS_BLOCK / tile)·n accumulators;
 //! `width` is 1, or `PER_VEC` when `input` and lda·size are multiples of 16 bytes. `fold`:
 //! `partials` holds item i's chunk k at i·item_stride + k·chunk_stride, `out` holds `items`
@@ -42,7 +43,8 @@
 //! thread, element by element; rows of one element stored contiguously (n = lda = 1) likewise,
 //! four rows in flight per thread ([`for_thread_elements`]).
 //! `pieces`: as `rows`' groups, piece k of row r being item r·chunks + k; within it, vector j of
-//! each of its batches to lane j mod lanes.
+//! each of its batches to lane j mod lanes. A row per block: row `block` (plus multiples of the
+//! grid) to the block, piece w to warp w.
 //! `cols`: thread `tid` of block `split·tiles + t` owns the `width` columns from
 //! `(t·tile + tid mod tile)·width` and rows `r0 + tid / tile + j·(B / tile)` of its split.
 //! `fold`: chunk k of an item to lane k mod lanes of its group, or to thread k mod B.
@@ -70,6 +72,13 @@ pub const ROWS_PER_THREAD: usize = 4;
 /// [`AXIS_TYPES`]. `pieces` is an entry of its own so that the `rows` kernels keep their
 /// registers (32 for most: eight blocks per SM).
 pub const AXIS_KERNELS: [&str; 4] = ["rows", "cols", "fold", "pieces"];
+
+/// Whether `pieces` with `lanes` lanes and `chunks` pieces per row gives each row a whole
+/// `AXIS_BLOCK` block, a warp per piece, folded in the block in warp order into the row's
+/// result (no partials, no `fold` launch).
+pub const fn folds_in_block(lanes: u32, chunks: u32) -> bool {
+    lanes == crate::config::WARP_SIZE && chunks == crate::config::AXIS_BLOCK / crate::config::WARP_SIZE
+}
 
 /// Lanes of the `fold` kernels per item of `chunks` partials: one thread for up to
 /// `THREAD_FOLD_PARTIALS` (its loads eight in flight, no shuffles), a warp for up to
@@ -279,6 +288,9 @@ unsafe fn pieces_body<E: Element, O: Fold<E>>(
     let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
     let per_block = (block_dim_x() / lanes) as usize;
     let (pieces, items) = (chunks as usize, rows * chunks as usize);
+    if folds_in_block(lanes, chunks) && per_block == pieces {
+        return pieces_per_block::<E, O>(input, rows, n, lda, out);
+    }
     // The warp's first group: every lane of a warp takes the same turns and shuffles.
     let warp_first = (tid / WARP_SIZE * WARP_SIZE / lanes) as usize;
     let step = grid_blocks() * per_block;
@@ -292,6 +304,32 @@ unsafe fn pieces_body<E: Element, O: Fold<E>>(
             *out.add(item) = v;
         }
         first += step;
+    }
+}
+
+/// `pieces` of a row per block ([`folds_in_block`]): block b takes rows b, b + grid, …, its
+/// warp w piece w of each; the block folds its warps' pieces in order into `out[row]`.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn pieces_per_block<E: Element, O: Fold<E>>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    out: *mut O::Acc,
+) {
+    let tid = thread_idx_x();
+    let piece = ((tid / WARP_SIZE) as usize, (block_dim_x() / WARP_SIZE) as usize);
+    let mut row = block_index();
+    // The same rows for every thread of the block: each meets the fold's barriers.
+    while row < rows {
+        let v =
+            fold_range_piece::<E, O>(input.add(row * lda), n, piece, (tid % WARP_SIZE) as usize, WARP_SIZE as usize);
+        let v = block::fold_warps::<O>(warp::reduce::<O>(v));
+        if tid == 0 {
+            *out.add(row) = v;
+        }
+        row += grid_blocks();
     }
 }
 

@@ -42,6 +42,27 @@ pub unsafe fn reduce<O: ReduceOp>(v: O::Acc) -> O::Acc {
     r
 }
 
+/// Folds one value per warp (each warp's lane 0 holds it) in warp order: the result is valid in
+/// thread 0. Deterministic. Every thread must call it.
+#[inline(always)]
+pub unsafe fn fold_warps<O: ReduceOp>(v: O::Acc) -> O::Acc {
+    // 32 warps × at most 32 bytes (a MinMax<ValueIndex<f64>>).
+    let scratch = shared_array!(SHARED_WARP_FOLD: [u64; 128]) as *mut O::Acc;
+    let tid = thread_idx_x();
+    sync_threads(); // thread 0 may still be reading a previous call's values
+    if tid % WARP_SIZE == 0 {
+        *scratch.add((tid / WARP_SIZE) as usize) = v;
+    }
+    sync_threads();
+    let mut r = O::identity();
+    if tid == 0 {
+        for w in 0..(block_dim_x() / WARP_SIZE) as usize {
+            r = O::combine(r, *scratch.add(w));
+        }
+    }
+    r
+}
+
 /// Folds `values[tid], values[tid + blockDim], …` per thread, then over the block: a
 /// fixed-order (deterministic) reduction of a short array by one block. `volatile` reads,
 /// since other blocks of this grid may have just written them.

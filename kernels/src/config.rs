@@ -146,6 +146,10 @@ pub const AXIS_SPLIT_WARPS_PER_SM: usize = 64;
 /// Axis rows: the smallest chunk of a split row, in bytes: four batches of four 16-byte loads
 /// per lane of a warp, so each warp's fixed cost (its reduction and partial) stays small.
 pub const AXIS_MIN_CHUNK_BYTES: usize = 8192;
+/// Axis rows of the typed ops that are not split take a whole block each from this many bytes
+/// (a warp per piece, folded in the block): every warp reads at least one batch, four 16-byte
+/// vectors a lane, and a block's loads cover one stretch of its row, as CUB's blocks do.
+pub const AXIS_BLOCK_ROW_MIN_BYTES: usize = AXIS_BLOCK as usize * 4 * VECTOR_BYTES;
 /// Axis columns, a column per thread: rows are split across blocks up to a grid of this many
 /// blocks per SM, no more (a full SM: each thread has eight 4-byte or smaller loads in flight).
 pub const AXIS_COLUMN_BLOCKS_PER_SM: usize = 8;
