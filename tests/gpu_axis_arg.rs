@@ -94,8 +94,9 @@ fn named<T: ArgRef>(test: &str) {
     let shape = AxisShape::new(37, 1029).with_lda(1034);
     let ctx = format!("seed {} {} 37x1029", rng.seed, T::NAME);
     let (buffer, lines) = matrix::<T>(&mut rng, shape, 3, Axis::Rows);
+    // Eight chunks of a warp each: a row per block, folded in the block.
     for &lanes in [1, 4, 32].iter() {
-        for &chunks in [1, 3, 64].iter() {
+        for &chunks in [1, 3, 8, 64].iter() {
             let strategy = AxisStrategy::Rows { lanes, chunks };
             run_along::<T, u32>(s, (&buffer, &lines), 3, shape, Axis::Rows, strategy, &ctx);
         }
@@ -112,7 +113,10 @@ fn named<T: ArgRef>(test: &str) {
             run_along::<T, u64>(s, data, 0, aligned, Axis::Columns, strategy, &ctx);
         }
     }
-    for &(m, n, axis) in [(2, 100_003, Axis::Rows), (5000, 33, Axis::Columns), (100_001, 1, Axis::Columns)].iter() {
+    // Enough rows of 16 KiB or more (f32) for `Auto` to give each a block.
+    let block_rows = (16 * s.sm_count() as usize + 3, 4103, Axis::Rows);
+    let autos = [(2, 100_003, Axis::Rows), (5000, 33, Axis::Columns), (100_001, 1, Axis::Columns), block_rows];
+    for &(m, n, axis) in autos.iter() {
         let shape = AxisShape::new(m, n);
         let (buffer, lines) = matrix::<T>(&mut rng, shape, 1, axis);
         run_along::<T, u64>(

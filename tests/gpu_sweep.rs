@@ -202,24 +202,20 @@ fn axis_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
         + axis::<cudakernels::bf16>(gpu, rng)
 }
 
-/// The axis arg kernels over `T`: rows and columns, both split (so the fold runs), both ops.
+/// The axis arg kernels over `T`: rows and columns, both split (so the fold runs), rows also a
+/// row per block (folded in it), both ops.
 fn axis_arg<T: ArgRef>(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let shape = AxisShape::new(40, 70).with_lda(73);
     let ctx = format!("seed {} {}", rng.seed, T::NAME);
     let (buffer, lines) = matrix::<T>(rng, shape, 1, Axis::Rows);
-    run_along::<T, u32>(
-        gpu,
-        (&buffer, &lines),
-        1,
-        shape,
-        Axis::Rows,
-        AxisStrategy::Rows { lanes: 32, chunks: 3 },
-        &ctx,
-    );
+    for &chunks in [3, 8].iter() {
+        let rows = AxisStrategy::Rows { lanes: 32, chunks };
+        run_along::<T, u32>(gpu, (&buffer, &lines), 1, shape, Axis::Rows, rows, &ctx);
+    }
     let (buffer, lines) = matrix::<T>(rng, shape, 1, Axis::Columns);
     let cols = AxisStrategy::Columns { tile: 32, splits: 2 };
     run_along::<T, u64>(gpu, (&buffer, &lines), 1, shape, Axis::Columns, cols, &ctx);
-    2 * AXIS_ARG_OPS.len()
+    3 * AXIS_ARG_OPS.len()
 }
 
 fn axis_arg_all(gpu: &GpuStream, rng: &mut Rng) -> usize {

@@ -47,8 +47,7 @@ pub use typed::{bf16, f16, TypedElement, TypedOp};
 mod internals {
     pub use crate::arg::arg_entry_point;
     pub use crate::axis::plan::{
-        auto_strategy, column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisOps, FoldPlan,
-        AXIS_MAX_CHUNKS,
+        auto_strategy, column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve, FoldPlan, AXIS_MAX_CHUNKS,
     };
     pub use crate::ladder::{
         ladder_entry_point, ladder_grid, Finish, LadderGrid, LadderKernel, LADDER_BLOCKS, LADDER_TYPES,

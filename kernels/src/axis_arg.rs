@@ -33,11 +33,12 @@
 //! `fold` chunk k to lane k mod lanes of its group, or thread k mod B.
 #[cfg(target_os = "cuda")]
 use crate::{
-    axis::{fold_partials, for_thread_elements, for_thread_rows, item_range, walk_columns},
+    axis::{fold_partials, folds_in_block, for_thread_elements, for_thread_rows, item_range, walk_columns},
+    block,
     config::{ValueIndex, WARP_SIZE},
     ops::arg::{ArgElement, ArgFold, ArgOf, Direction, Largest, Smallest, Track},
     ops::ReduceOp,
-    thread::{block_index, fold_arg_range, grid_blocks},
+    thread::{block_index, fold_arg_range, fold_arg_range_piece, grid_blocks},
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -111,6 +112,9 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
             out.store(row, acc);
         });
     }
+    if offsets.is_null() && folds_in_block(lanes, chunks) && block_dim_x() / lanes == chunks {
+        return arg_rows_per_block::<E, O>(input, rows, n, lda, out);
+    }
     let tid = thread_idx_x();
     let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
     let per_block = (block_dim_x() / lanes) as usize;
@@ -131,6 +135,32 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
             out.store(item, v);
         }
         first += step;
+    }
+}
+
+/// `rows` of a row per block ([`folds_in_block`]): block b takes rows b, b + grid, …, its warp
+/// w piece w of each ([`fold_arg_range_piece`]); the block folds its warps' pairs in order.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn arg_rows_per_block<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    out: ArgLines<E>,
+) {
+    let tid = thread_idx_x();
+    let piece = ((tid / WARP_SIZE) as usize, (block_dim_x() / WARP_SIZE) as usize);
+    let mut row = block_index();
+    // The same rows for every thread of the block: each meets the fold's barriers.
+    while row < rows {
+        let lane = (tid % WARP_SIZE) as usize;
+        let v = fold_arg_range_piece::<E, O>(input.add(row * lda), n, piece, lane, WARP_SIZE as usize);
+        let v = block::fold_warps::<O>(warp::reduce::<O>(v));
+        if tid == 0 {
+            out.store(row, v);
+        }
+        row += grid_blocks();
     }
 }
 

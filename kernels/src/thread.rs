@@ -288,6 +288,51 @@ pub unsafe fn fold_arg_range<E: ArgElement, O: ArgFold<E>>(
     O::combine(acc, O::resolve(state, nvec, first + head, |v| load_v4(vecs.add(v))))
 }
 
+/// One lane's (value, index) pair(s) of piece `piece` of `pieces` of the `n` elements at `base`
+/// for arg operator `O`: the batches of [`fold_range_piece`], vectors kept as in
+/// [`fold_arg_range`]; indices count from `base`.
+#[inline(always)]
+pub unsafe fn fold_arg_range_piece<E: ArgElement, O: ArgFold<E>>(
+    base: *const E,
+    n: usize,
+    (piece, pieces): (usize, usize),
+    lane: usize,
+    lanes: usize,
+) -> O::Acc {
+    let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
+    let mut acc = O::identity();
+    if piece == 0 {
+        let mut k = lane;
+        while k < head {
+            acc = O::combine(acc, O::element(*base.add(k), k as u64));
+            k += lanes;
+        }
+        k = tail + lane;
+        while k < n {
+            acc = O::combine(acc, O::element(*base.add(k), k as u64));
+            k += lanes;
+        }
+    }
+    let vecs = base.add(head) as *const [u32; 4];
+    let batch = 4 * lanes;
+    let mut first = piece * batch;
+    // This lane's first vector, in its first batch or the partial one.
+    let mut state = O::start(first + lane);
+    while first + batch <= nvec {
+        let b = load_batch(vecs, first + lane, lanes);
+        for j in 0..4 {
+            O::see(&mut state, &b[j], first + lane + j * lanes);
+        }
+        first += pieces * batch;
+    }
+    let mut i = first + lane;
+    while i < nvec {
+        O::see(&mut state, &load_v4(vecs.add(i)), i);
+        i += lanes;
+    }
+    O::combine(acc, O::resolve(state, nvec, head, |v| load_v4(vecs.add(v))))
+}
+
 /// Dot product of four A values with four x values (float4 loads as raw words).
 #[inline(always)]
 pub fn dot4(a: [u32; 4], x: [u32; 4]) -> f32 {

@@ -20,7 +20,7 @@
 pub mod arg;
 pub(crate) mod plan;
 
-use plan::{column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisOps};
+use plan::{column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve};
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::arg::{enqueue_arg, ArgOp, ArgSlot};
@@ -110,16 +110,6 @@ struct Job<'a, T: DeviceCopy> {
     acc_bytes: usize,
 }
 
-impl Results {
-    /// The kernels that write these results.
-    fn ops(self) -> AxisOps {
-        match self {
-            Results::Acc(_) => AxisOps::Typed,
-            Results::Arg { .. } => AxisOps::Arg,
-        }
-    }
-}
-
 impl<T: DeviceCopy> Job<'_, T> {
     /// The entry point of axis kernel `kernel` for this job's op and type.
     fn entry(&self, kernel: usize) -> usize {
@@ -149,7 +139,7 @@ impl<T: DeviceCopy> Job<'_, T> {
 /// (checked) and, for segments, `job.offsets` holds m + 1 offsets.
 unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy: AxisStrategy) -> Result<()> {
     let shape = job.shape;
-    let fold = fold_plan(shape, strategy, job.out.ops());
+    let fold = fold_plan(shape, strategy);
     let partials = match fold {
         Some(f) => Some(q.partials(f.items * f.chunks * job.acc_bytes)?),
         None => None,
@@ -264,7 +254,7 @@ impl GpuStream {
         let width = column_width(elem, input.as_device_ptr().as_raw(), shape);
         let auto = strategy == AxisStrategy::Auto;
         let line = axis.line(shape);
-        let (shape, strategy) = resolve(axis, shape, elem, width, self.sm_count(), strategy, results.ops())?;
+        let (shape, strategy) = resolve(axis, shape, elem, width, self.sm_count(), strategy)?;
         if count == 0 {
             return Ok(());
         }

@@ -104,15 +104,6 @@ impl Default for AxisStrategy {
     }
 }
 
-/// The kernels an axis call runs: the typed ops' (sum, min, max, minmax), whose `pieces` fold a
-/// row per block ([`kernels::axis::folds_in_block`]), or the arg ops' (argmin, argmax), whose
-/// split rows always go through the `fold` launch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AxisOps {
-    Typed,
-    Arg,
-}
-
 /// Columns one thread of the `cols` kernel walks over a matrix of `elem`-byte elements at
 /// device address `addr` with row stride `lda`: a 16-byte vector of them when every row starts
 /// 16-byte aligned (`addr` and lda·elem multiples of 16) and n fills one, else one. The kernels'
@@ -154,7 +145,7 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
 /// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
 /// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split up to `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM (rounded down), each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
-/// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; for the typed ops, other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block) |
+/// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block) |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
 /// Where that shape is one row of n ≥ 1 elements, the call runs instead as the whole-buffer
@@ -166,15 +157,14 @@ pub fn auto_strategy(
     elem: usize,
     width: u32,
     sm_count: u32,
-    ops: AxisOps,
 ) -> (AxisShape, AxisStrategy) {
     let sm = sm_count.max(1) as usize;
     if axis == Axis::Columns && shape.n == 1 && shape.lda == 1 {
-        return auto_strategy(Axis::Rows, AxisShape::new(1, shape.m), elem, 1, sm_count, ops);
+        return auto_strategy(Axis::Rows, AxisShape::new(1, shape.m), elem, 1, sm_count);
     }
     if axis == Axis::Columns && shape.m == 1 {
         // One row: column j is element j alone, the j-th row of a packed n×1 matrix.
-        return auto_strategy(Axis::Rows, AxisShape::new(shape.n, 1), elem, 1, sm_count, ops);
+        return auto_strategy(Axis::Rows, AxisShape::new(shape.n, 1), elem, 1, sm_count);
     }
     if axis == Axis::Columns {
         let threads = div_ceil(shape.n.max(1), width.max(1) as usize);
@@ -198,7 +188,7 @@ pub fn auto_strategy(
     if lanes == WARP_SIZE && shape.m < sm * AXIS_SPLIT_BELOW_WARPS_PER_SM {
         let want = div_ceil(sm * AXIS_SPLIT_WARPS_PER_SM, shape.m.max(1));
         chunks = want.min(row_bytes / AXIS_MIN_CHUNK_BYTES).clamp(1, AXIS_MAX_CHUNKS);
-    } else if ops == AxisOps::Typed && lanes == WARP_SIZE && row_bytes >= AXIS_BLOCK_ROW_MIN_BYTES {
+    } else if lanes == WARP_SIZE && row_bytes >= AXIS_BLOCK_ROW_MIN_BYTES {
         chunks = BLOCK_ROW_PIECES;
     }
     (shape, AxisStrategy::Rows { lanes, chunks: chunks as u32 })
@@ -214,11 +204,10 @@ pub fn resolve(
     width: u32,
     sm_count: u32,
     strategy: AxisStrategy,
-    ops: AxisOps,
 ) -> Result<(AxisShape, AxisStrategy)> {
     let bad = |what: &str| Err(Error::Unsupported { what: format!("{:?} for {:?}: {}", strategy, axis, what) });
     match strategy {
-        AxisStrategy::Auto => Ok(auto_strategy(axis, shape, elem, width, sm_count, ops)),
+        AxisStrategy::Auto => Ok(auto_strategy(axis, shape, elem, width, sm_count)),
         AxisStrategy::Rows { lanes, chunks } => {
             if !lanes.is_power_of_two() || lanes > WARP_SIZE || chunks == 0 {
                 return bad("lanes must be a power of two ≤ 32 and chunks ≥ 1");
@@ -252,15 +241,10 @@ pub struct FoldPlan {
     pub chunk_stride: usize,
 }
 
-/// The fold a resolved strategy needs over `shape` for `ops`' kernels (None when each result is
-/// written whole).
-pub fn fold_plan(shape: AxisShape, strategy: AxisStrategy, ops: AxisOps) -> Option<FoldPlan> {
+/// The fold a resolved strategy needs over `shape` (None when each result is written whole).
+pub fn fold_plan(shape: AxisShape, strategy: AxisStrategy) -> Option<FoldPlan> {
     let (items, chunks) = match strategy {
-        AxisStrategy::Rows { lanes, chunks }
-            if ops == AxisOps::Typed && kernels::axis::folds_in_block(lanes, chunks) =>
-        {
-            return None
-        }
+        AxisStrategy::Rows { lanes, chunks } if kernels::axis::folds_in_block(lanes, chunks) => return None,
         AxisStrategy::Rows { chunks, .. } => (shape.m, chunks as usize),
         AxisStrategy::Columns { tile, splits } => (shape.n, splits as usize * (AXIS_BLOCK / tile) as usize),
         AxisStrategy::Auto => return None,

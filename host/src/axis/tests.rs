@@ -1,5 +1,5 @@
 //! The axis reductions' pure logic: checks, `Auto`'s table, the launches it plans.
-use super::plan::{auto_strategy, AxisOps, FoldPlan, AXIS_MAX_CHUNKS};
+use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS};
 use super::*;
 use crate::gpu::check_overlap;
 use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES};
@@ -77,22 +77,19 @@ fn lanes_follow_the_row_s_vectors() {
 /// `Auto` on the benchmark's shapes (f32, an H100's 132 SMs, aligned rows: float4 columns).
 #[test]
 fn auto_serves_the_benchmark_shapes() {
-    let auto = |axis, m, n| auto_strategy(axis, AxisShape::new(m, n), 4, 4, H100_SMS, AxisOps::Typed);
+    let auto = |axis, m, n| auto_strategy(axis, AxisShape::new(m, n), 4, 4, H100_SMS);
     // Many short rows: several rows per warp, a lane per four float4s (at least two lanes).
     assert_eq!(auto(Axis::Rows, 1 << 20, 16), (AxisShape::new(1 << 20, 16), rows(2, 1)));
     assert_eq!(auto(Axis::Rows, 1 << 20, 64), (AxisShape::new(1 << 20, 64), rows(4, 1)));
     // Enough long rows: a warp per row below AXIS_BLOCK_ROW_MIN_BYTES, a block per row (a warp
     // per piece, folded in the block) from it.
-    let bf16 = |m, n| auto_strategy(Axis::Rows, AxisShape::new(m, n), 2, 8, H100_SMS, AxisOps::Typed).1;
+    let bf16 = |m, n| auto_strategy(Axis::Rows, AxisShape::new(m, n), 2, 8, H100_SMS).1;
     assert_eq!(auto(Axis::Rows, 4096, 2048).1, rows(32, 1));
     assert_eq!(bf16(4096, 4096), rows(32, 1));
     assert_eq!(auto(Axis::Rows, 4096, 4096).1, rows(32, 8));
     assert_eq!(auto(Axis::Rows, 8192, 28_672).1, rows(32, 8));
     assert_eq!(bf16(8192, 28_672), rows(32, 8));
-    assert_eq!(fold_plan(AxisShape::new(4096, 4096), rows(32, 8), AxisOps::Typed), None);
-    // The arg ops keep a warp per row.
-    let arg = auto_strategy(Axis::Rows, AxisShape::new(4096, 4096), 4, 4, H100_SMS, AxisOps::Arg).1;
-    assert_eq!(arg, rows(32, 1));
+    assert_eq!(fold_plan(AxisShape::new(4096, 4096), rows(32, 8)), None);
     // Few long rows: split, chunks of at least AXIS_MIN_CHUNK_BYTES.
     assert_eq!(auto(Axis::Rows, 32, 128_256).1, rows(32, (128_256 * 4 / AXIS_MIN_CHUNK_BYTES) as u32));
     assert_eq!(auto(Axis::Rows, 16, 1 << 22).1, rows(32, 528));
@@ -106,12 +103,12 @@ fn auto_serves_the_benchmark_shapes() {
     // Splits rounded down to at most two blocks per SM: 28 column tiles of f32 take 9 (252
     // blocks), the 14 of bf16 take 18, not the 10 and 19 that leave a few SMs a third block.
     assert_eq!(auto(Axis::Columns, 8192, 28_672).1, AxisStrategy::Columns { tile: 256, splits: 9 });
-    let bf16_columns = auto_strategy(Axis::Columns, AxisShape::new(8192, 28_672), 2, 8, H100_SMS, AxisOps::Typed).1;
+    let bf16_columns = auto_strategy(Axis::Columns, AxisShape::new(8192, 28_672), 2, 8, H100_SMS).1;
     assert_eq!(bf16_columns, AxisStrategy::Columns { tile: 256, splits: 18 });
     // Few rows: no split below AXIS_VECTOR_MIN_ROWS_PER_THREAD rows per thread.
     assert_eq!(auto(Axis::Columns, 32, 128_256).1, AxisStrategy::Columns { tile: 256, splits: 1 });
     // A column per thread (rows not 16-byte aligned): tiles as wide as n.
-    let scalar = |m, n| auto_strategy(Axis::Columns, AxisShape::new(m, n), 4, 1, H100_SMS, AxisOps::Typed).1;
+    let scalar = |m, n| auto_strategy(Axis::Columns, AxisShape::new(m, n), 4, 1, H100_SMS).1;
     assert_eq!(scalar(4096, 4096), AxisStrategy::Columns { tile: 256, splits: 66 });
     assert_eq!(scalar(1 << 20, 64), AxisStrategy::Columns { tile: 64, splits: 1056 });
     // The columns of one row are rows of one element.
@@ -124,12 +121,9 @@ fn every_auto_choice_is_a_valid_named_strategy() {
     for &(m, n) in [(0, 0), (1, 1), (31, 33), (33, 1), (1000, 3), (5, 100_000), (1 << 20, 16)].iter() {
         for &axis in [Axis::Rows, Axis::Columns].iter() {
             for &(elem, width) in [(1, 1), (1, 16), (2, 8), (4, 1), (4, 4), (8, 2)].iter() {
-                let (s, strategy) = auto_strategy(axis, AxisShape::new(m, n), elem, width, H100_SMS, AxisOps::Typed);
-                assert_eq!(
-                    resolve(axis, AxisShape::new(m, n), elem, width, H100_SMS, strategy, AxisOps::Typed),
-                    Ok((s, strategy))
-                );
-                if let Some(f) = fold_plan(s, strategy, AxisOps::Typed) {
+                let (s, strategy) = auto_strategy(axis, AxisShape::new(m, n), elem, width, H100_SMS);
+                assert_eq!(resolve(axis, AxisShape::new(m, n), elem, width, H100_SMS, strategy), Ok((s, strategy)));
+                if let Some(f) = fold_plan(s, strategy) {
                     assert!(f.chunks <= AXIS_MAX_CHUNKS, "{:?}", f);
                 }
             }
@@ -141,50 +135,33 @@ fn every_auto_choice_is_a_valid_named_strategy() {
 fn named_strategies_out_of_range_or_of_the_other_axis_are_refused() {
     let shape = AxisShape::new(10, 10);
     for &bad in [rows(3, 1), rows(64, 1), rows(4, 0)].iter() {
-        assert!(
-            matches!(resolve(Axis::Rows, shape, 4, 1, 1, bad, AxisOps::Typed), Err(Error::Unsupported { .. })),
-            "{:?}",
-            bad
-        );
+        assert!(matches!(resolve(Axis::Rows, shape, 4, 1, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
     }
     for &bad in [AxisStrategy::Columns { tile: 3, splits: 1 }, AxisStrategy::Columns { tile: 512, splits: 1 }].iter() {
-        assert!(
-            matches!(resolve(Axis::Columns, shape, 4, 1, 1, bad, AxisOps::Typed), Err(Error::Unsupported { .. })),
-            "{:?}",
-            bad
-        );
+        assert!(matches!(resolve(Axis::Columns, shape, 4, 1, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
     }
     let cols = AxisStrategy::Columns { tile: 32, splits: 2 };
-    assert!(matches!(resolve(Axis::Rows, shape, 4, 1, 1, cols, AxisOps::Typed), Err(Error::Unsupported { .. })));
-    assert!(matches!(
-        resolve(Axis::Columns, shape, 4, 1, 1, rows(32, 1), AxisOps::Typed),
-        Err(Error::Unsupported { .. })
-    ));
+    assert!(matches!(resolve(Axis::Rows, shape, 4, 1, 1, cols), Err(Error::Unsupported { .. })));
+    assert!(matches!(resolve(Axis::Columns, shape, 4, 1, 1, rows(32, 1)), Err(Error::Unsupported { .. })));
     let column = AxisShape::new(10, 1).with_lda(1);
-    assert_eq!(
-        resolve(Axis::Columns, column, 4, 1, 1, rows(32, 2), AxisOps::Typed),
-        Ok((AxisShape::new(1, 10), rows(32, 2)))
-    );
-    assert_eq!(resolve(Axis::Columns, shape, 4, 1, 1, cols, AxisOps::Typed), Ok((shape, cols)));
+    assert_eq!(resolve(Axis::Columns, column, 4, 1, 1, rows(32, 2)), Ok((AxisShape::new(1, 10), rows(32, 2))));
+    assert_eq!(resolve(Axis::Columns, shape, 4, 1, 1, cols), Ok((shape, cols)));
 }
 
 #[test]
 fn splits_plan_a_fold_over_each_result_s_partials_in_order() {
     let shape = AxisShape::new(3, 1000);
-    assert_eq!(fold_plan(shape, rows(32, 1), AxisOps::Typed), None);
-    // A row per block (a warp per piece) is folded in its block by the typed ops' kernels; the
-    // arg ops' fold its chunks in the fold launch.
-    assert_eq!(fold_plan(shape, rows(32, AXIS_BLOCK / 32), AxisOps::Typed), None);
-    let chunks = FoldPlan { items: 3, chunks: 8, item_stride: 8, chunk_stride: 1 };
-    assert_eq!(fold_plan(shape, rows(32, AXIS_BLOCK / 32), AxisOps::Arg), Some(chunks));
-    assert!(fold_plan(shape, rows(16, AXIS_BLOCK / 16), AxisOps::Typed).is_some());
+    assert_eq!(fold_plan(shape, rows(32, 1)), None);
+    // A row per block (a warp per piece) is folded in its block.
+    assert_eq!(fold_plan(shape, rows(32, AXIS_BLOCK / 32)), None);
+    assert!(fold_plan(shape, rows(16, AXIS_BLOCK / 16)).is_some());
     let f = FoldPlan { items: 3, chunks: 5, item_stride: 5, chunk_stride: 1 };
-    assert_eq!(fold_plan(shape, rows(32, 5), AxisOps::Typed), Some(f));
+    assert_eq!(fold_plan(shape, rows(32, 5)), Some(f));
     // Columns: every (split, phase) pair is a chunk, even with one split.
     let phases = (AXIS_BLOCK / 64) as usize;
     let f = FoldPlan { items: 1000, chunks: 2 * phases, item_stride: 2 * phases, chunk_stride: 1 };
-    assert_eq!(fold_plan(shape, AxisStrategy::Columns { tile: 64, splits: 2 }, AxisOps::Typed), Some(f));
-    assert_eq!(fold_plan(shape, AxisStrategy::Columns { tile: AXIS_BLOCK, splits: 1 }, AxisOps::Typed), None);
+    assert_eq!(fold_plan(shape, AxisStrategy::Columns { tile: 64, splits: 2 }), Some(f));
+    assert_eq!(fold_plan(shape, AxisStrategy::Columns { tile: AXIS_BLOCK, splits: 1 }), None);
 }
 
 #[test]

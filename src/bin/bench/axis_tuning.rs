@@ -10,8 +10,8 @@ use crate::harness::{
 };
 use crate::timing::{gbps, median_ms};
 use cudakernels::{
-    auto_strategy, bf16, column_width, fold_plan, ArgOp, Axis, AxisOps, AxisShape, AxisStrategy, Gpu, GpuStream,
-    Result, TypedElement, AXIS_MAX_CHUNKS,
+    auto_strategy, bf16, column_width, fold_plan, ArgOp, Axis, AxisShape, AxisStrategy, Gpu, GpuStream, Result,
+    TypedElement, AXIS_MAX_CHUNKS,
 };
 
 const TABLE: Table = Table::markdown(
@@ -53,13 +53,13 @@ fn columns<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usi
     let bytes = m * n * elem;
     let inputs = buffers(rotation(s, bytes), m * n, fill)?;
     let width = column_width(elem, inputs[0].as_device_ptr().as_raw(), shape);
-    let auto = auto_strategy(Axis::Columns, shape, elem, width, s.sm_count(), AxisOps::Typed).1;
+    let auto = auto_strategy(Axis::Columns, shape, elem, width, s.sm_count()).1;
     let (tile, auto_splits) = match auto {
         AxisStrategy::Columns { tile, splits } => (tile, splits as usize),
         _ => return Ok(()),
     };
     // Chunks per column are splits × phases; the fold takes at most AXIS_MAX_CHUNKS.
-    let phases = fold_plan(shape, auto, AxisOps::Typed).map_or(1, |f| f.chunks / auto_splits);
+    let phases = fold_plan(shape, auto).map_or(1, |f| f.chunks / auto_splits);
     let most = AXIS_MAX_CHUNKS / phases;
     let mut sums = buffers(1, n, |_| T::Sum::default())?;
     let mut values = buffers(1, n, |_| T::default())?;
