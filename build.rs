@@ -15,7 +15,7 @@ mod from_source {
     use std::process::Command;
 
     /// The SASS targets, as in `src/images.rs` (compiled from the one compute_80 PTX).
-    const CUBIN_ARCHES: [u32; 4] = [80, 86, 89, 90];
+    const CUBIN_ARCHES: [u32; 2] = [80, 90];
 
     pub fn build() {
         println!("cargo:rerun-if-changed=kernels/src");

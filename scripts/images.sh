@@ -5,9 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=kernels/images
+files="kernels.ptx kernels.sm_80.cubin kernels.sm_90.cubin" # config::SASS_ARCHES
 mkdir -p "$dir"
 # The from-source build embeds the committed images too (to compare them): let absent ones be empty.
-for f in kernels.ptx kernels.sm_{80,86,89,90}.cubin; do [ -e "$dir/$f" ] || : >"$dir/$f"; done
+for f in $files; do [ -e "$dir/$f" ] || : >"$dir/$f"; done
 out=$(cargo build --release --features cudakernels/from-source,cudakernels/internals --message-format=json | python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -16,5 +17,5 @@ for line in sys.stdin:
         if m.get("reason") == "build-script-executed" and m["package_id"].split()[0].split("#")[-1].startswith("cudakernels"):
             print(m["out_dir"])')
 [ -n "$out" ] && [ -f "$out/kernels.ptx" ] || { echo "images: the from-source build left no kernels.ptx" >&2; exit 1; }
-cp "$out"/kernels.ptx "$out"/kernels.sm_*.cubin "$dir/"
+for f in $files; do cp "$out/$f" "$dir/"; done
 ls -l "$dir"

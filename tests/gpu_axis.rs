@@ -8,7 +8,7 @@ mod common;
 use common::axis::{poisoned, run_case, Case};
 use common::typed::Reference;
 use common::{download, gpu, upload, Rng};
-use cudakernels::{Axis, AxisShape, AxisStrategy};
+use cudakernels::{Axis, AxisShape, AxisStrategy, AXIS_MAX_ROW_PIECES};
 
 /// (m, n): empty, single, warp ±1, block ±1, split rows, short rows, split columns.
 const SHAPES: [(usize, usize); 16] = [
@@ -114,9 +114,10 @@ fn named_strategies() {
     let mut rng = Rng::fresh("axis_named_strategies");
     let case = Case::<f32>::new(&mut rng, 37, 1029, 5, 3, &[f32::NAN, -0.0]);
     let ctx = format!("seed {} f32 37x1029", rng.seed);
-    // Chunks of AXIS_BLOCK / lanes with a warp each: a row per block, folded in the block.
+    // Chunks of AXIS_BLOCK / lanes with a warp each: a row per block, folded in the block; other
+    // splits folded by each row's last piece, up to the most it folds, then by the fold launch.
     for &lanes in [1, 2, 4, 8, 16, 32].iter() {
-        for &chunks in [1, 3, 8, 64].iter() {
+        for &chunks in [1, 3, 8, 64, AXIS_MAX_ROW_PIECES as u32, AXIS_MAX_ROW_PIECES as u32 + 1].iter() {
             run_case(s, &case, Axis::Rows, AxisStrategy::Rows { lanes, chunks }, &ctx);
         }
     }

@@ -11,7 +11,7 @@ use common::arg::{cases, check_along, check_indices, matrix, run_along, ArgRef, 
 use common::axis::poisoned;
 use common::{download, gpu, upload, Rng};
 use cudakernels::cust::memory::{DeviceCopy, DevicePointer, DeviceSlice};
-use cudakernels::{bf16, f16, ArgOp, Axis, AxisShape, AxisStrategy, Error};
+use cudakernels::{bf16, f16, ArgOp, Axis, AxisShape, AxisStrategy, Error, AXIS_MAX_ROW_PIECES};
 
 const SIZES: [usize; 7] = [0, 1, 31, 32, 33, 255, 257];
 
@@ -94,9 +94,10 @@ fn named<T: ArgRef>(test: &str) {
     let shape = AxisShape::new(37, 1029).with_lda(1034);
     let ctx = format!("seed {} {} 37x1029", rng.seed, T::NAME);
     let (buffer, lines) = matrix::<T>(&mut rng, shape, 3, Axis::Rows);
-    // Eight chunks of a warp each: a row per block, folded in the block.
+    // Eight chunks of a warp each: a row per block, folded in the block; other splits folded
+    // by each row's last piece, up to the most it folds, then by the fold launch.
     for &lanes in [1, 4, 32].iter() {
-        for &chunks in [1, 3, 8, 64].iter() {
+        for &chunks in [1, 3, 8, 64, AXIS_MAX_ROW_PIECES as u32, AXIS_MAX_ROW_PIECES as u32 + 1].iter() {
             let strategy = AxisStrategy::Rows { lanes, chunks };
             run_along::<T, u32>(s, (&buffer, &lines), 3, shape, Axis::Rows, strategy, &ctx);
         }

@@ -1,7 +1,7 @@
 //! Every kernel once, on small inputs, checked: what the runner's compute-sanitizer stages
 //! (memcheck, racecheck, synccheck, initcheck) run. Every ladder step with every finish at one
 //! block size, every typed op × type, every arg op × type, every sgemv kernel, every axis kernel
-//! (rows, columns, fold) × op × type, the axis arg kernels likewise, every half-precision gemv kernel.
+//! (rows, columns, fold, pieces) × op × type, the axis arg kernels likewise, every half-precision gemv kernel.
 mod common;
 use common::arg::{matrix, run_along, ArgRef, AXIS_ARG_OPS};
 use common::axis::{run_case, Case};
@@ -178,15 +178,16 @@ fn sgemv_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
     runs
 }
 
-/// The axis kernels over `T`: rows (split, so the fold runs too, and a row per block, folded
-/// in it) and columns, every op.
+/// The axis kernels over `T`: rows (whole, split so the fold runs too, and a row per block,
+/// folded in it) and columns, every op.
 fn axis<T: Reference>(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let case = Case::<T>::new(rng, 40, 70, 3, 1, &[]);
     let ctx = format!("seed {} {}", rng.seed, T::NAME);
-    run_case(gpu, &case, Axis::Rows, AxisStrategy::Rows { lanes: 32, chunks: 3 }, &ctx);
-    run_case(gpu, &case, Axis::Rows, AxisStrategy::Rows { lanes: 32, chunks: 8 }, &ctx);
+    for &chunks in [1, 3, 8].iter() {
+        run_case(gpu, &case, Axis::Rows, AxisStrategy::Rows { lanes: 32, chunks }, &ctx);
+    }
     run_case(gpu, &case, Axis::Columns, AxisStrategy::Columns { tile: 32, splits: 2 }, &ctx);
-    3 * TypedOp::ALL.len()
+    4 * TypedOp::ALL.len()
 }
 
 fn axis_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
@@ -202,20 +203,20 @@ fn axis_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
         + axis::<cudakernels::bf16>(gpu, rng)
 }
 
-/// The axis arg kernels over `T`: rows and columns, both split (so the fold runs), rows also a
-/// row per block (folded in it), both ops.
+/// The axis arg kernels over `T`: rows and columns, both split (so the fold runs), rows also
+/// whole and a row per block (folded in it), both ops.
 fn axis_arg<T: ArgRef>(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let shape = AxisShape::new(40, 70).with_lda(73);
     let ctx = format!("seed {} {}", rng.seed, T::NAME);
     let (buffer, lines) = matrix::<T>(rng, shape, 1, Axis::Rows);
-    for &chunks in [3, 8].iter() {
+    for &chunks in [1, 3, 8].iter() {
         let rows = AxisStrategy::Rows { lanes: 32, chunks };
         run_along::<T, u32>(gpu, (&buffer, &lines), 1, shape, Axis::Rows, rows, &ctx);
     }
     let (buffer, lines) = matrix::<T>(rng, shape, 1, Axis::Columns);
     let cols = AxisStrategy::Columns { tile: 32, splits: 2 };
     run_along::<T, u64>(gpu, (&buffer, &lines), 1, shape, Axis::Columns, cols, &ctx);
-    3 * AXIS_ARG_OPS.len()
+    4 * AXIS_ARG_OPS.len()
 }
 
 fn axis_arg_all(gpu: &GpuStream, rng: &mut Rng) -> usize {

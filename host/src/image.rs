@@ -30,7 +30,7 @@ pub struct KernelImages {
 /// The committed images, from the package of the kernels crate (`cudakernels-gpu`).
 pub static COMMITTED: KernelImages = KernelImages { ptx: kernels::images::PTX, cubins: &COMMITTED_CUBINS };
 
-const COMMITTED_CUBINS: [Cubin; 4] = [committed(0), committed(1), committed(2), committed(3)];
+const COMMITTED_CUBINS: [Cubin; 2] = [committed(0), committed(1)];
 
 const fn committed(i: usize) -> Cubin {
     Cubin { sm: kernels::images::CUBINS[i].0, image: kernels::images::CUBINS[i].1 }

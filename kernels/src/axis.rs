@@ -3,22 +3,24 @@
 //! typed reductions' element types ([`crate::typed`]), with the same
 //! accumulators and operators.
 //!
-//! Three kernels per (op, type), `axis_{kernel}_{op}_{type}`:
+//! Four kernels per (op, type), `axis_{kernel}_{op}_{type}`:
 //! - `rows`: a group of `lanes` lanes (1 to 32) reduces each work item: a row, a chunk of a row
 //!   (`chunks` per row) or a segment (`offsets` not null). Result of item i → `out[i]`.
 //! - `cols`: each thread walks `width` adjacent columns (1, or a 16-byte vector of them on rows
 //!   that start 16-byte aligned) over a range of rows; blocks cover column tiles of `tile`
 //!   threads (`tile·width` columns) and `splits` row ranges, each thread every (B / tile)-th row
 //!   of its range. Column c's chunk k (= split·(B / tile) + that phase) → `out[c·chunks + k]`.
-//! - `fold`: folds each item's `chunks` partials (split rows or columns) in a fixed order: a
-//!   thread per item for up to 32, a warp for up to four partials a lane, else a block per
-//!   item ([`fold_lanes`]).
-//! - `pieces`: `rows` for rows split into `chunks` > 1 pieces (it takes `rows`' arguments and
-//!   ignores `offsets`; the host sends segments to `rows`): piece k of a row
-//!   takes the row's batches of four vectors per lane k, k + chunks, … ([`fold_range_piece`]),
-//!   so a row's pieces in flight read neighbouring memory. Result of piece k of row r →
-//!   `out[r·chunks + k]`; or, with a warp per piece and a block's warps of pieces
-//!   ([`folds_in_block`]), a row per block, its pieces folded there into `out[r]`.
+//! - `fold`: folds each item's `chunks` partials (split columns, and rows of more pieces than
+//!   their last piece folds) in a fixed order: a thread per item for up to 32, a warp for up to
+//!   four partials a lane, else a block per item ([`fold_lanes`]).
+//! - `pieces`: rows split into `chunks` > 1 pieces (`rows`' arguments, `offsets` ignored, then
+//!   `partials`, `tickets`, `out`): piece k of a row takes the row's batches of four vectors
+//!   per lane k, k + chunks, … ([`fold_range_piece`]), so a row's pieces in flight read
+//!   neighbouring memory. Piece k of row r → `partials[r·chunks + k]`, and the row's last piece
+//!   to finish folds them in order into `out[r]` ([`fold_if_last`]: a ticket on `tickets[r]`;
+//!   null `tickets`: the partials are left to the `fold` launch).
+//!   With a warp per piece and a block's warps of pieces ([`folds_in_block`]), a row per block,
+//!   its pieces folded there into `out[r]` (`partials` and `tickets` unused).
 //!
 //! Empty rows, columns and segments get the op's identity: 0, the largest value (+inf) for
 //! min, the lowest (-inf) for max. Float results are deterministic: each item's elements go to
@@ -29,8 +31,9 @@
 //! Launch with `AXIS_BLOCK`-thread blocks (whole warps, `lanes` and `tile` powers of two that
 //! divide it). `rows`: `input` holds (rows − 1)·lda + n elements, or `n` for segments (offsets
 //! are clamped to it; a decreasing pair is an empty segment); `offsets` is null or holds
-//! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid (`pieces` likewise, without
-//! offsets, and rows accumulators for a row per block). `cols`: a grid of
+//! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid. `pieces`: likewise without
+//! offsets, `out` holds rows accumulators, `partials` rows·chunks and `tickets` rows zeros
+//! (left zero) or is null. `cols`: a grid of
 //! ⌈n / (tile·width)⌉·splits blocks, `out` holds splits·(AXIS_BLOCK / tile)·n accumulators;
 //! `width` is 1, or `PER_VEC` when `input` and lda·size are multiples of 16 bytes. `fold`:
 //! `partials` holds item i's chunk k at i·item_stride + k·chunk_stride, `out` holds `items`
@@ -53,6 +56,7 @@ use crate::{
     block,
     config::{MinMax as Pair, WARP_SIZE},
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
+    piece_fold::walk_pieces,
     thread::{block_index, fold_range, fold_range_piece, grid_blocks, grid_position, load_v4},
     warp,
 };
@@ -272,7 +276,7 @@ unsafe fn rows_body<E: Element, O: Fold<E>>(
 }
 
 /// `pieces`: each of `rows` rows of n elements (stride lda) in `chunks` interleaved pieces, a
-/// group of `lanes` lanes per piece.
+/// group of `lanes` lanes per piece, each row folded by its last piece (with `tickets`).
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 unsafe fn pieces_body<E: Element, O: Fold<E>>(
@@ -282,29 +286,16 @@ unsafe fn pieces_body<E: Element, O: Fold<E>>(
     lda: usize,
     lanes: u32,
     chunks: u32,
+    partials: *mut O::Acc,
+    tickets: *mut u32,
     out: *mut O::Acc,
 ) {
-    let tid = thread_idx_x();
-    let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
-    let per_block = (block_dim_x() / lanes) as usize;
-    let (pieces, items) = (chunks as usize, rows * chunks as usize);
-    if folds_in_block(lanes, chunks) && per_block == pieces {
+    if folds_in_block(lanes, chunks) && (block_dim_x() / lanes) as usize == chunks as usize {
         return pieces_per_block::<E, O>(input, rows, n, lda, out);
     }
-    // The warp's first group: every lane of a warp takes the same turns and shuffles.
-    let warp_first = (tid / WARP_SIZE * WARP_SIZE / lanes) as usize;
-    let step = grid_blocks() * per_block;
-    let mut first = block_index() * per_block;
-    while first + warp_first < items {
-        let item = first + group;
-        let (row, len) = if item < items { (item / pieces, n) } else { (0, 0) };
-        let v = fold_range_piece::<E, O>(input.add(row * lda), len, (item % pieces, pieces), lane, lanes as usize);
-        let v = warp::group_reduce::<O>(v, lanes);
-        if lane == 0 && item < items {
-            *out.add(item) = v;
-        }
-        first += step;
-    }
+    let fold =
+        |row: usize, len, piece, lane| fold_range_piece::<E, O>(input.add(row * lda), len, piece, lane, lanes as usize);
+    walk_pieces::<O, _, _>(rows, n, lanes, chunks, partials, tickets, fold, |row, total| *out.add(row) = total)
 }
 
 /// `pieces` of a row per block ([`folds_in_block`]): block b takes rows b, b + grid, …, its
@@ -562,9 +553,9 @@ macro_rules! axis_entries {
             #[kernel]
             pub unsafe fn [<axis_pieces_ $opname _ $e>](
                 input: *const $e, rows: usize, n: usize, lda: usize, _offsets: *const u64, lanes: u32, chunks: u32,
-                out: *mut $acc,
+                partials: *mut $acc, tickets: *mut u32, out: *mut $acc,
             ) {
-                pieces_body::<$e, $op>(input, rows, n, lda, lanes, chunks, out)
+                pieces_body::<$e, $op>(input, rows, n, lda, lanes, chunks, partials, tickets, out)
             }
         }
     };

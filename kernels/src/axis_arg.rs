@@ -2,7 +2,7 @@
 //! element types ([`crate::axis::AXIS_TYPES`]), with the arg operators of [`crate::ops::arg`]
 //! (ties → smallest index; NaN the extreme both ways, the first NaN wins; -0.0 below +0.0).
 //!
-//! Three kernels per (op, type), `axis_arg_{kernel}_{op}_{type}`, laid out as [`crate::axis`]'s:
+//! Four kernels per (op, type), `axis_arg_{kernel}_{op}_{type}`, laid out as [`crate::axis`]'s:
 //! - `rows`: a group of `lanes` lanes per row, chunk of a row or segment; each lane keeps the
 //!   first 16-byte vector with its furthest extreme and finds the lane at the end
 //!   ([`fold_arg_range`]), then the group picks among its lanes' pairs.
@@ -10,6 +10,11 @@
 //!   (B / tile)-th row.
 //! - `fold`: a group of lanes (up to four partials a lane) or a block per item picks among its
 //!   chunks' (value, index) partials.
+//! - `pieces`: rows split into `chunks` > 1 interleaved pieces, as [`crate::axis`]'s `pieces`
+//!   ([`fold_arg_range_piece`]; `offsets` ignored), each row's pairs folded by its last piece
+//!   ([`fold_if_last`]; `partials` and `tickets` before the outputs): the host's split rows. An
+//!   entry of its own, so that `rows` keeps its code (its registers and speed moved with every
+//!   change to it).
 //!
 //! Indices count from the start of the row, column or segment (chunks add their offset).
 //! A result is stored as a partial `ValueIndex<T>` when `partials` is not null, else as its value
@@ -30,7 +35,8 @@
 //! thread); `cols`
 //! thread `tid` to the `width` columns from `(t·tile + tid mod tile)·width`, rows
 //! `r0 + tid / tile + j·(B / tile)`;
-//! `fold` chunk k to lane k mod lanes of its group, or thread k mod B.
+//! `fold` chunk k to lane k mod lanes of its group, or thread k mod B; `pieces` as `rows`'
+//! groups, piece k of row r being item r·chunks + k.
 #[cfg(target_os = "cuda")]
 use crate::{
     axis::{fold_partials, folds_in_block, for_thread_elements, for_thread_rows, item_range, walk_columns},
@@ -38,6 +44,7 @@ use crate::{
     config::{ValueIndex, WARP_SIZE},
     ops::arg::{ArgElement, ArgFold, ArgOf, Direction, Largest, Smallest, Track},
     ops::ReduceOp,
+    piece_fold::walk_pieces,
     thread::{block_index, fold_arg_range, fold_arg_range_piece, grid_blocks},
     warp,
 };
@@ -53,9 +60,8 @@ use half::{bf16, f16};
 /// [`AXIS_ARG_KERNELS`], these and [`crate::axis::AXIS_TYPES`].
 pub const AXIS_ARG_OPS: [&str; 2] = ["argmin", "argmax"];
 
-/// The axis arg kernels: [`crate::axis::AXIS_KERNELS`]' first three, in its order (split rows
-/// keep contiguous chunks).
-pub const AXIS_ARG_KERNELS: [&str; 3] = ["rows", "cols", "fold"];
+/// The axis arg kernels, as [`crate::axis::AXIS_KERNELS`] and in its order.
+pub const AXIS_ARG_KERNELS: [&str; 4] = ["rows", "cols", "fold", "pieces"];
 
 /// Where results go: partial pairs, or values and indices of the index width the caller chose.
 #[cfg(target_os = "cuda")]
@@ -138,6 +144,31 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     }
 }
 
+/// `pieces`: each of `rows` rows of n elements (stride lda) in `chunks` interleaved pieces, a
+/// group of `lanes` lanes per piece: piece k of row r is item r·chunks + k and takes the row's
+/// batches k, k + chunks, … ([`fold_arg_range_piece`]), so a row's pieces in flight read
+/// neighbouring memory; each row's pairs picked by its last piece ([`fold_if_last`]). Indices
+/// within the row.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn arg_pieces_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    lanes: u32,
+    chunks: u32,
+    partials: *mut ValueIndex<E>,
+    tickets: *mut u32,
+    out: ArgLines<E>,
+) {
+    let fold = |row: usize, len, piece, lane| {
+        fold_arg_range_piece::<E, O>(input.add(row * lda), len, piece, lane, lanes as usize)
+    };
+    walk_pieces::<O, _, _>(rows, n, lanes, chunks, partials, tickets, fold, |row, best| out.store(row, best))
+}
+
 /// `rows` of a row per block ([`folds_in_block`]): block b takes rows b, b + grid, …, its warp
 /// w piece w of each ([`fold_arg_range_piece`]); the block folds its warps' pairs in order.
 #[cfg(target_os = "cuda")]
@@ -206,7 +237,7 @@ unsafe fn arg_fold_body<T: Copy, O: ReduceOp<Acc = ValueIndex<T>>>(
     fold_partials::<O, _, _>(items, chunks, load, |item, v| out.store(item, v))
 }
 
-/// The three entry points of arg op `$opname` (operator `$op`) over `$e`.
+/// The four entry points of arg op `$opname` (operator `$op`) over `$e`.
 macro_rules! axis_arg_entries {
     ($e:ident, $opname:ident: $dir:ty) => {
         paste::paste! {
@@ -236,6 +267,15 @@ macro_rules! axis_arg_entries {
             ) {
                 let out = ArgLines { partials: core::ptr::null_mut(), values, indices, wide };
                 arg_fold_body::<$e, ArgOf<$e, $dir>>(partials, items, chunks, out)
+            }
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_arg_pieces_ $opname _ $e>](
+                input: *const $e, rows: usize, n: usize, lda: usize, _offsets: *const u64, lanes: u32, chunks: u32,
+                partials: *mut ValueIndex<$e>, tickets: *mut u32, values: *mut $e, indices: *mut u8, wide: u32,
+            ) {
+                let out = ArgLines { partials: core::ptr::null_mut(), values, indices, wide };
+                arg_pieces_body::<$e, ArgOf<$e, $dir>>(input, rows, n, lda, lanes, chunks, partials, tickets, out)
             }
         }
     };

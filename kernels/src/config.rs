@@ -4,8 +4,10 @@
 //! table makes its entry points and its list (`sgemv::SGEMV_KERNELS`, `reduce::LadderKernel`).
 
 /// Architectures (10 · major + minor) the PTX is assembled to SASS cubins for, by `build.rs`
-/// with `from-source`; committed in `kernels/images/`. Other devices JIT-compile the PTX.
-pub const SASS_ARCHES: [u32; 4] = [80, 86, 89, 90];
+/// with `from-source`; committed in `kernels/images/`. sm_86 and sm_89 run sm_80's SASS (a
+/// cubin runs on later minor versions of its major version): cubins of their own would take
+/// the kernels' package past the registry's 10 MiB. Other devices JIT-compile the PTX.
+pub const SASS_ARCHES: [u32; 2] = [80, 90];
 
 /// Threads in a warp.
 pub const WARP_SIZE: u32 = 32;

@@ -7,17 +7,10 @@ use crate::config::SASS_ARCHES;
 pub const PTX: &str = include_str!("../images/kernels.ptx");
 
 /// `(sm, cubin)` for each of [`SASS_ARCHES`], in order (checked at compile time).
-pub const CUBINS: [(u32, &[u8]); 4] = [
-    (80, include_bytes!("../images/kernels.sm_80.cubin")),
-    (86, include_bytes!("../images/kernels.sm_86.cubin")),
-    (89, include_bytes!("../images/kernels.sm_89.cubin")),
-    (90, include_bytes!("../images/kernels.sm_90.cubin")),
-];
+pub const CUBINS: [(u32, &[u8]); 2] =
+    [(80, include_bytes!("../images/kernels.sm_80.cubin")), (90, include_bytes!("../images/kernels.sm_90.cubin"))];
 
 const _: () = assert!(
-    CUBINS[0].0 == SASS_ARCHES[0]
-        && CUBINS[1].0 == SASS_ARCHES[1]
-        && CUBINS[2].0 == SASS_ARCHES[2]
-        && CUBINS[3].0 == SASS_ARCHES[3],
+    CUBINS[0].0 == SASS_ARCHES[0] && CUBINS[1].0 == SASS_ARCHES[1],
     "the committed cubins are not config::SASS_ARCHES"
 );

@@ -15,10 +15,16 @@ pub unsafe fn shfl_xor_b32(v: u32, mask: u32) -> u32 {
 
 /// Lane `lane`'s `v`, in every lane (`shfl.sync.idx`).
 #[inline(always)]
-pub unsafe fn shfl_idx_f32(v: f32, lane: u32) -> f32 {
+pub unsafe fn shfl_idx_b32(v: u32, lane: u32) -> u32 {
     let out: u32;
-    asm!("shfl.sync.idx.b32 {0}, {1}, {2}, 0x1f, 0xffffffff;", out(reg32) out, in(reg32) v.to_bits(), in(reg32) lane);
-    f32::from_bits(out)
+    asm!("shfl.sync.idx.b32 {0}, {1}, {2}, 0x1f, 0xffffffff;", out(reg32) out, in(reg32) v, in(reg32) lane);
+    out
+}
+
+/// [`shfl_idx_b32`] of an f32.
+#[inline(always)]
+pub unsafe fn shfl_idx_f32(v: f32, lane: u32) -> f32 {
+    f32::from_bits(shfl_idx_b32(v.to_bits(), lane))
 }
 
 macro_rules! shuffle_via_u32 {

@@ -28,12 +28,13 @@ use crate::entries::{axis_arg_entry, axis_entry};
 use crate::error::{Error, Result};
 use crate::gpu::ResultSlot;
 use crate::gpu::{check_overlap, Enqueue, GpuStream, KernelArgs};
+use crate::launch::div_ceil;
 use crate::raw::view;
 use crate::typed::{enqueue_extreme, enqueue_sum, TypedElement, TypedOp};
 use cust::memory::{DeviceCopy, DeviceSlice};
 use kernels::config::AXIS_BLOCK;
 
-/// The axis kernels, in `kernels::axis::AXIS_KERNELS` order (the arg kernels: the first three).
+/// The axis kernels, in `kernels::axis::AXIS_KERNELS` order (the arg kernels' too).
 const ROWS: usize = 0;
 const COLS: usize = 1;
 const FOLD: usize = 2;
@@ -119,13 +120,29 @@ impl<T: DeviceCopy> Job<'_, T> {
         }
     }
 
-    /// Pushes the first launch's outputs: `partials` (the results when not split); arg
-    /// kernels take (partials or null, values, indices, wide).
+    /// Pushes the `rows` and `cols` launches' outputs: `partials` (the results when not split);
+    /// arg kernels take (partials or null, values, indices, wide).
     fn push_out(&self, args: &mut KernelArgs, partials: Option<u64>) {
         match (self.out, partials) {
-            (Results::Acc(out), p) => args.ptr(p.unwrap_or(out)),
-            (Results::Arg { .. }, Some(p)) => args.ptr(p).ptr(0).ptr(0).u32(0),
-            (Results::Arg { values, indices, wide }, None) => args.ptr(0).ptr(values).ptr(indices).u32(wide as u32),
+            (Results::Acc(_), None) => self.push_results(args),
+            (Results::Acc(_), Some(p)) => {
+                args.ptr(p);
+            }
+            (Results::Arg { .. }, Some(p)) => {
+                args.ptr(p).ptr(0).ptr(0).u32(0);
+            }
+            (Results::Arg { .. }, None) => {
+                args.ptr(0);
+                self.push_results(args);
+            }
+        }
+    }
+
+    /// Pushes where the results go: the accumulators, or an arg op's (values, indices, wide).
+    fn push_results(&self, args: &mut KernelArgs) {
+        match self.out {
+            Results::Acc(out) => args.ptr(out),
+            Results::Arg { values, indices, wide } => args.ptr(values).ptr(indices).u32(wide as u32),
         };
     }
 }
@@ -144,6 +161,13 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
         Some(f) => Some(q.partials(f.items * f.chunks * job.acc_bytes)?),
         None => None,
     };
+    // Split rows are folded by each row's last piece on a zeroed ticket per row (u32s in the
+    // stream's zeroed 64-bit slots, which the kernels leave zero), unless they have more pieces
+    // than it folds; those and split columns by the fold launch.
+    let tickets = match fold {
+        Some(f) if f.by_last_piece => Some(q.flagged_slots(div_ceil(shape.m, 2))?),
+        _ => None,
+    };
     let grid = first_grid(shape, strategy, job.width, q.gpu().max_grid_x())?;
     let mut args = KernelArgs::new();
     match strategy {
@@ -156,15 +180,25 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
                 None => args.ptr(0),
             };
             args.u32(lanes).u32(chunks);
-            job.push_out(&mut args, partials);
-            // Split rows of a typed op: interleaved pieces, an entry of their own.
-            let split = chunks > 1 && job.offsets.is_none() && matches!(job.out, Results::Acc(_));
-            // SAFETY: `axis_rows_{op}_{T}` and `axis_pieces_{op}_{T}` take (input, rows, n, lda,
-            // offsets, lanes, chunks, out) as pushed (arg kernels: out as `push_out` pushes it);
-            // the shape fits the input or the offsets index it (clamped to its length);
-            // `partials` (or the caller's out) holds m·chunks accumulators; `lanes` is a power of
-            // two ≤ 32 (resolved), the block `AXIS_BLOCK`.
-            unsafe { q.launch(job.entry(if split { PIECES } else { ROWS }), grid, AXIS_BLOCK, &args)? };
+            // Split rows take interleaved pieces, an entry of their own (the `rows` kernels keep
+            // their code); so do a typed op's rows a block each (an arg op's take `rows`' loop).
+            let pieces = chunks > 1
+                && job.offsets.is_none()
+                && (matches!(job.out, Results::Acc(_)) || !kernels::axis::folds_in_block(lanes, chunks));
+            if pieces {
+                args.ptr(partials.unwrap_or(0)).ptr(tickets.unwrap_or(0));
+                job.push_results(&mut args);
+            } else {
+                job.push_out(&mut args, partials);
+            }
+            // SAFETY: `axis[_arg]_rows_{op}_{T}` take (input, rows, n, lda, offsets, lanes,
+            // chunks, out) and `axis[_arg]_pieces_{op}_{T}` (…, chunks, partials, tickets, out)
+            // as pushed (out as `push_out` and `push_results` lay it out); the shape fits the
+            // input or the offsets index it (clamped to its length); split rows: `partials`
+            // holds m·chunks accumulators and `tickets` m zeroed u32s, or is null where the fold
+            // launch below folds them (a row per block needs neither); out holds m results;
+            // `lanes` is a power of two ≤ 32 (resolved), the block `AXIS_BLOCK`.
+            unsafe { q.launch(job.entry(if pieces { PIECES } else { ROWS }), grid, AXIS_BLOCK, &args)? };
         }
         AxisStrategy::Columns { tile, splits } => {
             args.out("input", job.input).usize(shape.m).usize(shape.n).usize(shape.lda).u32(tile).u32(splits);
@@ -178,7 +212,7 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
         }
         AxisStrategy::Auto => unreachable!("resolved before enqueueing"),
     }
-    if let (Some(f), Some(partials)) = (fold, partials) {
+    if let (Some(f), Some(partials)) = (fold.filter(|f| !f.by_last_piece), partials) {
         let mut args = KernelArgs::new();
         args.ptr(partials).usize(f.items).usize(f.chunks);
         match job.out {

@@ -8,9 +8,14 @@ use kernels::config::{
     AXIS_VECTOR_MIN_ROWS_PER_THREAD, VECTOR_BYTES, WARP_SIZE,
 };
 
-/// Most partials one result folds (`fold`: 64 per thread, four loads in flight at a time):
+/// Most partials one column folds (`fold`: 64 per thread, four loads in flight at a time):
 /// enough splits for few columns to fill the device (2^20 × 16: 1024 blocks), a fold of a few µs.
 pub const AXIS_MAX_CHUNKS: usize = 64 * AXIS_BLOCK as usize;
+
+/// Most pieces of a split row that its last piece folds (`kernels::piece_fold`: one warp, one
+/// round of eight loads a lane; 16 × 2^22 f32, 528 pieces a row, ran 2.5% slower folded so than
+/// by the fold launch); rows of more pieces are folded by the fold launch.
+pub const AXIS_MAX_ROW_PIECES: usize = 8 * WARP_SIZE as usize;
 
 /// A row-major m×n matrix whose row i starts at element i·lda of the buffer (`lda ≥ n`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,25 +236,30 @@ pub fn resolve(
     }
 }
 
-/// The second launch folding split partials: `items` results of `chunks` partials each, item
-/// i's chunk k at `i·item_stride + k·chunk_stride`.
+/// The partials of split results: `items` results of `chunks` partials each, item i's chunk k
+/// at `i·item_stride + k·chunk_stride`, folded by each row's last piece (rows) or by a second
+/// launch (columns).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FoldPlan {
     pub items: usize,
     pub chunks: usize,
     pub item_stride: usize,
     pub chunk_stride: usize,
+    /// Each row's last piece folds them in the first launch (split rows of at most
+    /// [`AXIS_MAX_ROW_PIECES`] pieces), not the fold launch.
+    pub by_last_piece: bool,
 }
 
-/// The fold a resolved strategy needs over `shape` (None when each result is written whole).
+/// The partials a resolved strategy folds over `shape` (None when each result is written whole).
 pub fn fold_plan(shape: AxisShape, strategy: AxisStrategy) -> Option<FoldPlan> {
-    let (items, chunks) = match strategy {
+    let (items, chunks, rows) = match strategy {
         AxisStrategy::Rows { lanes, chunks } if kernels::axis::folds_in_block(lanes, chunks) => return None,
-        AxisStrategy::Rows { chunks, .. } => (shape.m, chunks as usize),
-        AxisStrategy::Columns { tile, splits } => (shape.n, splits as usize * (AXIS_BLOCK / tile) as usize),
+        AxisStrategy::Rows { chunks, .. } => (shape.m, chunks as usize, true),
+        AxisStrategy::Columns { tile, splits } => (shape.n, splits as usize * (AXIS_BLOCK / tile) as usize, false),
         AxisStrategy::Auto => return None,
     };
-    (chunks > 1).then(|| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1 })
+    let by_last_piece = rows && chunks <= AXIS_MAX_ROW_PIECES;
+    (chunks > 1).then(|| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1, by_last_piece })
 }
 
 /// Blocks of the fold launch: a group of `kernels::axis::fold_lanes(chunks)` lanes per item

@@ -1,5 +1,5 @@
 //! The axis reductions' pure logic: checks, `Auto`'s table, the launches it plans.
-use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS};
+use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES};
 use super::*;
 use crate::gpu::check_overlap;
 use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES};
@@ -118,13 +118,15 @@ fn auto_serves_the_benchmark_shapes() {
 
 #[test]
 fn every_auto_choice_is_a_valid_named_strategy() {
-    for &(m, n) in [(0, 0), (1, 1), (31, 33), (33, 1), (1000, 3), (5, 100_000), (1 << 20, 16)].iter() {
+    for &(m, n) in [(0, 0), (1, 1), (31, 33), (33, 1), (1000, 3), (5, 100_000), (2, 1 << 24), (1 << 20, 16)].iter() {
         for &axis in [Axis::Rows, Axis::Columns].iter() {
             for &(elem, width) in [(1, 1), (1, 16), (2, 8), (4, 1), (4, 4), (8, 2)].iter() {
                 let (s, strategy) = auto_strategy(axis, AxisShape::new(m, n), elem, width, H100_SMS);
                 assert_eq!(resolve(axis, AxisShape::new(m, n), elem, width, H100_SMS, strategy), Ok((s, strategy)));
                 if let Some(f) = fold_plan(s, strategy) {
                     assert!(f.chunks <= AXIS_MAX_CHUNKS, "{:?}", f);
+                    let rows = matches!(strategy, AxisStrategy::Rows { .. });
+                    assert_eq!(f.by_last_piece, rows && f.chunks <= AXIS_MAX_ROW_PIECES, "{:?}", f);
                 }
             }
         }
@@ -155,11 +157,26 @@ fn splits_plan_a_fold_over_each_result_s_partials_in_order() {
     // A row per block (a warp per piece) is folded in its block.
     assert_eq!(fold_plan(shape, rows(32, AXIS_BLOCK / 32)), None);
     assert!(fold_plan(shape, rows(16, AXIS_BLOCK / 16)).is_some());
-    let f = FoldPlan { items: 3, chunks: 5, item_stride: 5, chunk_stride: 1 };
+    // Split rows: each row's last piece folds them, up to AXIS_MAX_ROW_PIECES; the fold launch
+    // beyond.
+    let f = FoldPlan { items: 3, chunks: 5, item_stride: 5, chunk_stride: 1, by_last_piece: true };
     assert_eq!(fold_plan(shape, rows(32, 5)), Some(f));
+    let most = AXIS_MAX_ROW_PIECES;
+    assert!(fold_plan(shape, rows(32, most as u32)).unwrap().by_last_piece);
+    assert!(!fold_plan(shape, rows(32, most as u32 + 1)).unwrap().by_last_piece);
+    // Few rows split to fill the device take more pieces (2 rows on 132 SMs: 4224).
+    let (s, few) = auto_strategy(Axis::Rows, AxisShape::new(2, 1 << 24), 4, 1, H100_SMS);
+    assert_eq!(few, rows(32, 132 * 64 / 2));
+    assert!(!fold_plan(s, few).unwrap().by_last_piece);
+    // 32 × 128,256 f32 (62 pieces a row) by the last piece; 16 × 2^22 f32 (528) by the launch.
+    for &(m, n, by_last_piece) in [(32, 128_256, true), (16, 1 << 22, false)].iter() {
+        let (s, split) = auto_strategy(Axis::Rows, AxisShape::new(m, n), 4, 1, H100_SMS);
+        assert_eq!(fold_plan(s, split).unwrap().by_last_piece, by_last_piece, "{}x{}", m, n);
+    }
     // Columns: every (split, phase) pair is a chunk, even with one split.
     let phases = (AXIS_BLOCK / 64) as usize;
-    let f = FoldPlan { items: 1000, chunks: 2 * phases, item_stride: 2 * phases, chunk_stride: 1 };
+    let f =
+        FoldPlan { items: 1000, chunks: 2 * phases, item_stride: 2 * phases, chunk_stride: 1, by_last_piece: false };
     assert_eq!(fold_plan(shape, AxisStrategy::Columns { tile: 64, splits: 2 }), Some(f));
     assert_eq!(fold_plan(shape, AxisStrategy::Columns { tile: AXIS_BLOCK, splits: 1 }), None);
 }
@@ -187,7 +204,7 @@ fn first_grids_cover_every_item_or_tile() {
 
 #[test]
 fn folds_take_a_thread_per_item_then_a_warp_up_to_four_partials_a_lane() {
-    let fold = |items, chunks| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1 };
+    let fold = |items, chunks| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1, by_last_piece: false };
     // Up to 32 partials: a thread per item (8192 × 28,672 columns: 9 and 18 splits).
     for &chunks in [1, 2, 3, 9, 18, 32].iter() {
         assert_eq!(kernels::axis::fold_lanes(chunks), 1, "{}", chunks);
