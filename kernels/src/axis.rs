@@ -290,7 +290,7 @@ unsafe fn pieces_body<E: Element, O: Fold<E>>(
     tickets: *mut u32,
     out: *mut O::Acc,
 ) {
-    if folds_in_block(lanes, chunks) && (block_dim_x() / lanes) as usize == chunks as usize {
+    if folds_in_block(lanes, chunks) && block_dim_x() / lanes == chunks {
         return pieces_per_block::<E, O>(input, rows, n, lda, out);
     }
     let fold =
