@@ -48,8 +48,9 @@ def main():
         sys.exit(__doc__)
     results = sys.argv[1]
     others = peers(results)
-    print("| shape | type | along | op | ours µs | % of same-size copy | CUB µs | torch µs | best peer / ours |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| shape | type | along | op | ours µs | % of same-size copy | % of copy rate, bytes moved | CUB µs | "
+          "torch µs | best peer / ours |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     below = total = 0
     for title, _, rows in tables(os.path.join(results, "bench.md")):
         if not title.startswith("Reductions along an axis"):
@@ -65,7 +66,8 @@ def main():
             below += ratio is not None and ratio < 1.0
             fmt = lambda who: f"{peer[who]:.1f}" if peer.get(who) else "-"  # noqa: E731
             shown = f"{ratio:.2f}×" if ratio is not None else "-"
-            print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {ours:.1f} | {r['% of same-size copy']} | "
+            moved = r.get("% of copy rate, bytes moved", "-")
+            print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {ours:.1f} | {r['% of same-size copy']} | {moved} | "
                   f"{fmt('CUB')} | {fmt('torch')} | {shown} |")
     print(f"\n{below} of {total} rows with a peer are below the faster peer.")
 

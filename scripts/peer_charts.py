@@ -160,7 +160,8 @@ def axis_keys():
 
     def torch(r):
         what = r.get("what", "")
-        op = {"x.sum(dim=1)": "sum", "x.amax(dim=1)": "max", "x.argmax(dim=1)": "argmax"}.get(what)
+        # Our argmax rows write values and indices, as torch's max(dim) does (argmax(dim): indices).
+        op = {"x.sum(dim=1)": "sum", "x.amax(dim=1)": "max", "x.max(dim=1)": "argmax"}.get(what)
         return (r["shape"], short.get(r.get("dtype"), r.get("dtype")), op) if op else None
 
     return ours, native, torch

@@ -293,8 +293,9 @@ unsafe fn pieces_body<E: Element, O: Fold<E>>(
     if folds_in_block(lanes, chunks) && block_dim_x() / lanes == chunks {
         return pieces_per_block::<E, O>(input, rows, n, lda, out);
     }
-    let fold =
-        |row: usize, len, piece, lane| fold_range_piece::<E, O>(input.add(row * lda), len, piece, lane, lanes as usize);
+    let fold = |row: usize, len, piece, lane| {
+        fold_range_piece::<E, O, true>(input.add(row * lda), len, piece, lane, lanes as usize)
+    };
     walk_pieces::<O, _, _>(rows, n, lanes, chunks, partials, tickets, fold, |row, total| *out.add(row) = total)
 }
 
@@ -314,8 +315,13 @@ unsafe fn pieces_per_block<E: Element, O: Fold<E>>(
     let mut row = block_index();
     // The same rows for every thread of the block: each meets the fold's barriers.
     while row < rows {
-        let v =
-            fold_range_piece::<E, O>(input.add(row * lda), n, piece, (tid % WARP_SIZE) as usize, WARP_SIZE as usize);
+        let v = fold_range_piece::<E, O, true>(
+            input.add(row * lda),
+            n,
+            piece,
+            (tid % WARP_SIZE) as usize,
+            WARP_SIZE as usize,
+        );
         let v = block::fold_warps::<O>(warp::reduce::<O>(v));
         if tid == 0 {
             *out.add(row) = v;

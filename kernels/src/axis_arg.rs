@@ -164,13 +164,14 @@ unsafe fn arg_pieces_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     out: ArgLines<E>,
 ) {
     let fold = |row: usize, len, piece, lane| {
-        fold_arg_range_piece::<E, O>(input.add(row * lda), len, piece, lane, lanes as usize)
+        fold_arg_range_piece::<E, O, true>(input.add(row * lda), len, piece, lane, lanes as usize)
     };
     walk_pieces::<O, _, _>(rows, n, lanes, chunks, partials, tickets, fold, |row, best| out.store(row, best))
 }
 
 /// `rows` of a row per block ([`folds_in_block`]): block b takes rows b, b + grid, …, its warp
-/// w piece w of each ([`fold_arg_range_piece`]); the block folds its warps' pairs in order.
+/// w piece w of each ([`fold_arg_range_piece`], without its prefetch: the `rows` entries keep
+/// their registers); the block folds its warps' pairs in order.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 unsafe fn arg_rows_per_block<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
@@ -186,7 +187,7 @@ unsafe fn arg_rows_per_block<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
     // The same rows for every thread of the block: each meets the fold's barriers.
     while row < rows {
         let lane = (tid % WARP_SIZE) as usize;
-        let v = fold_arg_range_piece::<E, O>(input.add(row * lda), n, piece, lane, WARP_SIZE as usize);
+        let v = fold_arg_range_piece::<E, O, false>(input.add(row * lda), n, piece, lane, WARP_SIZE as usize);
         let v = block::fold_warps::<O>(warp::reduce::<O>(v));
         if tid == 0 {
             out.store(row, v);

@@ -158,11 +158,13 @@ pub unsafe fn fold_range<E: Element, O: Fold<E>>(base: *const E, n: usize, lane:
 /// One lane's fold of piece `piece` of `pieces` of the `n` elements at `base` (a row split
 /// across groups of `lanes` lanes): the range's 16-byte vectors go in batches of four per lane
 /// (`4·lanes` vectors), batch b to piece b mod pieces, so the pieces in flight read neighbouring
-/// batches; the misaligned head and tail, one by one, to piece 0.
+/// batches; the misaligned head and tail, one by one, to piece 0. With `PREFETCH` each batch's
+/// loads go out before the last one is folded (two in flight, in the same order: 16 × 2^22 f32
+/// row sums 17% faster on an H200, for 16 more registers).
 /// Thread mapping: vector j of a batch to lane j mod lanes; head or tail element i to lane
 /// i mod lanes of piece 0.
 #[inline(always)]
-pub unsafe fn fold_range_piece<E: Element, O: Fold<E>>(
+pub unsafe fn fold_range_piece<E: Element, O: Fold<E>, const PREFETCH: bool>(
     base: *const E,
     n: usize,
     (piece, pieces): (usize, usize),
@@ -175,6 +177,18 @@ pub unsafe fn fold_range_piece<E: Element, O: Fold<E>>(
     // `load_batch`'s four vectors per lane.
     let batch = 4 * lanes;
     let mut first = piece * batch;
+    if PREFETCH && first + batch <= nvec {
+        // The next batch's loads go out before this one is folded: two batches in flight.
+        let mut current = load_batch(vecs, first + lane, lanes);
+        first += pieces * batch;
+        while first + batch <= nvec {
+            let next = load_batch(vecs, first + lane, lanes);
+            acc = O::fold_vec4(acc, &current);
+            current = next;
+            first += pieces * batch;
+        }
+        acc = O::fold_vec4(acc, &current);
+    }
     while first + batch <= nvec {
         acc = O::fold_vec4(acc, &load_batch(vecs, first + lane, lanes));
         first += pieces * batch;
@@ -290,9 +304,9 @@ pub unsafe fn fold_arg_range<E: ArgElement, O: ArgFold<E>>(
 
 /// One lane's (value, index) pair(s) of piece `piece` of `pieces` of the `n` elements at `base`
 /// for arg operator `O`: the batches of [`fold_range_piece`], vectors kept as in
-/// [`fold_arg_range`]; indices count from `base`.
+/// [`fold_arg_range`], with or without `PREFETCH`; indices count from `base`.
 #[inline(always)]
-pub unsafe fn fold_arg_range_piece<E: ArgElement, O: ArgFold<E>>(
+pub unsafe fn fold_arg_range_piece<E: ArgElement, O: ArgFold<E>, const PREFETCH: bool>(
     base: *const E,
     n: usize,
     (piece, pieces): (usize, usize),
@@ -318,6 +332,24 @@ pub unsafe fn fold_arg_range_piece<E: ArgElement, O: ArgFold<E>>(
     let mut first = piece * batch;
     // This lane's first vector, in its first batch or the partial one.
     let mut state = O::start(first + lane);
+    if PREFETCH && first + batch <= nvec {
+        // The next batch's loads go out before this one is seen: two batches in flight.
+        let mut current = load_batch(vecs, first + lane, lanes);
+        let mut at = first;
+        first += pieces * batch;
+        while first + batch <= nvec {
+            let next = load_batch(vecs, first + lane, lanes);
+            for j in 0..4 {
+                O::see(&mut state, &current[j], at + lane + j * lanes);
+            }
+            current = next;
+            at = first;
+            first += pieces * batch;
+        }
+        for j in 0..4 {
+            O::see(&mut state, &current[j], at + lane + j * lanes);
+        }
+    }
     while first + batch <= nvec {
         let b = load_batch(vecs, first + lane, lanes);
         for j in 0..4 {

@@ -92,8 +92,8 @@ fn auto_serves_the_benchmark_shapes() {
     assert_eq!(fold_plan(AxisShape::new(4096, 4096), rows(32, 8)), None);
     // Few long rows: split, chunks of at least AXIS_MIN_CHUNK_BYTES.
     assert_eq!(auto(Axis::Rows, 32, 128_256).1, rows(32, (128_256 * 4 / AXIS_MIN_CHUNK_BYTES) as u32));
-    assert_eq!(auto(Axis::Rows, 16, 1 << 22).1, rows(32, 528));
-    assert_eq!(auto(Axis::Rows, 1, 1 << 26).1, rows(32, 132 * 64));
+    assert_eq!(auto(Axis::Rows, 16, 1 << 22).1, rows(32, 132));
+    assert_eq!(auto(Axis::Rows, 1, 1 << 26).1, rows(32, 132 * 16));
     // A contiguous column is one row.
     assert_eq!(auto(Axis::Columns, 1 << 26, 1), auto(Axis::Rows, 1, 1 << 26));
     // Columns: tiles of a thread per float4 of n (to the block), rows split to fill the device.
@@ -164,12 +164,13 @@ fn splits_plan_a_fold_over_each_result_s_partials_in_order() {
     let most = AXIS_MAX_ROW_PIECES;
     assert!(fold_plan(shape, rows(32, most as u32)).unwrap().by_last_piece);
     assert!(!fold_plan(shape, rows(32, most as u32 + 1)).unwrap().by_last_piece);
-    // Few rows split to fill the device take more pieces (2 rows on 132 SMs: 4224).
+    // Few rows split to fill the device take more pieces (2 rows on 132 SMs: 1056).
     let (s, few) = auto_strategy(Axis::Rows, AxisShape::new(2, 1 << 24), 4, 1, H100_SMS);
-    assert_eq!(few, rows(32, 132 * 64 / 2));
+    assert_eq!(few, rows(32, 132 * 16 / 2));
     assert!(!fold_plan(s, few).unwrap().by_last_piece);
-    // 32 × 128,256 f32 (62 pieces a row) by the last piece; 16 × 2^22 f32 (528) by the launch.
-    for &(m, n, by_last_piece) in [(32, 128_256, true), (16, 1 << 22, false)].iter() {
+    // 32 × 128,256 f32 (62 pieces a row) and 16 × 2^22 f32 (132) by the last piece; 8 × 2^22
+    // (264) by the launch.
+    for &(m, n, by_last_piece) in [(32, 128_256, true), (16, 1 << 22, true), (8, 1 << 22, false)].iter() {
         let (s, split) = auto_strategy(Axis::Rows, AxisShape::new(m, n), 4, 1, H100_SMS);
         assert_eq!(fold_plan(s, split).unwrap().by_last_piece, by_last_piece, "{}x{}", m, n);
     }

@@ -1,7 +1,7 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|batched|hgemv|plans|multi|axis|axis-tuning]...` (all by
+//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|batched|hgemv|plans|multi|axis|axis-tuning|axis-rows-tuning]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
 //! CSV files there; `BENCH_GEMV_SHAPE=BATCHxMxN` keeps one shape of the batched and hgemv sections;
 //! `BENCH_TIMING=synced` waits for each timed call before the next (`timing::median_ms`).
@@ -39,7 +39,7 @@ use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, Result};
 
 /// A section: the device and the 1 GiB copy's GB/s in, its tables printed.
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 14] = [
+const SECTIONS: [(&str, Section); 15] = [
     ("value", value::run),
     ("ladder", ladder::run),
     ("auto", auto::run),
@@ -54,6 +54,7 @@ const SECTIONS: [(&str, Section); 14] = [
     ("multi", multi::run),
     ("axis", axis::run),
     ("axis-tuning", axis_tuning::run),
+    ("axis-rows-tuning", axis_tuning::run_rows),
 ];
 
 /// Opens device 0 with the SASS in the cubin file `path` (to compare assemblers).
