@@ -144,8 +144,8 @@ pub const AXIS_BLOCK: u32 = 256;
 /// hold whole rows (below it, too few 16-byte loads are in flight to reach full bandwidth).
 pub const AXIS_SPLIT_BELOW_WARPS_PER_SM: usize = 16;
 /// Axis rows: a split aims at this many warps per SM: each keeps two batches in flight, and
-/// longer pieces leave fewer partials (16 × 2^22 on an H200: within 1.5% of the best of 132 to 792
-/// pieces a row for sum and max, 5–9% ahead of them for argmax).
+/// longer pieces leave fewer partials (16 × 2^22 on an H200: 132 pieces a row within 1.5% of the
+/// fastest of 132 to 792 for sum, max and argmax, f32 and bf16).
 pub const AXIS_SPLIT_WARPS_PER_SM: usize = 16;
 /// Axis rows: the smallest chunk of a split row, in bytes: four batches of four 16-byte loads
 /// per lane of a warp, so each warp's fixed cost (its reduction and partial) stays small.
@@ -166,8 +166,9 @@ pub const AXIS_VECTOR_COLUMN_BLOCKS_PER_SM: usize = 2;
 pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
 /// Axis columns, a 16-byte vector of columns per thread: the same bound. A split of fewer rows
 /// costs more in its fold launch than its blocks gain (axis-tuning, 32 × 128,256: one split
-/// 14–17 µs, two 18–26).
-pub const AXIS_VECTOR_MIN_ROWS_PER_THREAD: usize = 32;
+/// 14–17 µs, two 18–26; 4096² bf16 columns: 64 splits of 64 rows 8–12% faster than 128 of 32 for
+/// sums on an H100 and an H200, and f32's 64 splits faster than 66 of 62 or 63 rows on the H200).
+pub const AXIS_VECTOR_MIN_ROWS_PER_THREAD: usize = 64;
 /// Threads per block of the batched `Op::N` kernel (a warp per row, as the row kernels).
 pub const SGEMV_BATCHED_BLOCK: u32 = 256;
 /// Rows a warp of the batched `Op::N` kernel sums at once (their loads in flight together).

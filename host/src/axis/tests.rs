@@ -97,7 +97,9 @@ fn auto_serves_the_benchmark_shapes() {
     // A contiguous column is one row.
     assert_eq!(auto(Axis::Columns, 1 << 26, 1), auto(Axis::Rows, 1, 1 << 26));
     // Columns: tiles of a thread per float4 of n (to the block), rows split to fill the device.
-    assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 66 });
+    assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 64 });
+    let bf16_square = auto_strategy(Axis::Columns, AxisShape::new(4096, 4096), 2, 8, H100_SMS).1;
+    assert_eq!(bf16_square, AxisStrategy::Columns { tile: 256, splits: 64 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 16, splits: 264 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 4, splits: 256 });
     // Splits rounded down to at most two blocks per SM: 28 column tiles of f32 take 9 (252

@@ -11,6 +11,7 @@ use crate::harness::{
     Table, REPS, WARMUP,
 };
 use crate::timing::{gbps, median_ms};
+use cudakernels::cust::memory::DeviceBuffer;
 use cudakernels::{
     auto_strategy, bf16, column_width, fold_plan, ArgOp, Axis, AxisShape, AxisStrategy, Gpu, GpuStream, Result,
     TypedElement, TypedOp, AXIS_MAX_CHUNKS,
@@ -21,41 +22,50 @@ const TABLE: Table = Table::markdown(
     &[Text, Text, Text, Fixed(0), Fixed(0), Fixed(0), Fixed(0), Fixed(1), Fixed(0)],
 );
 
-/// Splits tried, as fractions (numerator, denominator) of Auto's.
-const SCALES: [(usize, usize); 4] = [(1, 2), (1, 1), (3, 2), (2, 1)];
-
-pub fn run(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
-    let s = gpu.default_stream();
-    println!("### Axis columns: row splits around Auto's (cold: rotated)\n");
-    TABLE.header();
-    for case in axis_shapes::all() {
-        if let AxisCase::Dense { m, n } = case {
-            let kept = std::env::var("AXIS_TUNING_SHAPE").map_or(true, |w| w == format!("{}x{}", m, n));
-            if m > 1 && n > 1 && kept {
-                columns(s, m, n, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
-                columns(s, m, n, |i| bf16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
-            }
-        }
-    }
-    println!();
-    Ok(())
-}
-
 const ROWS_TABLE: Table = Table::markdown(
     "| shape | type | op | chunks | Auto's chunks | median µs | GB/s |",
     &[Text, Text, Text, Fixed(0), Fixed(0), Fixed(1), Fixed(0)],
 );
 
+/// Splits or pieces tried, as fractions (numerator, denominator) of Auto's.
+const SCALES: [(usize, usize); 4] = [(1, 2), (1, 1), (3, 2), (2, 1)];
+
+pub fn run(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
+    println!("### Axis columns: row splits around Auto's (cold: rotated)\n");
+    TABLE.header();
+    each_shape(gpu.default_stream(), |m, n| m > 1 && n > 1, Tuned::Columns)
+}
+
 pub fn run_rows(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
-    let s = gpu.default_stream();
     println!("### Axis rows: pieces per row around Auto's (cold: rotated)\n");
     ROWS_TABLE.header();
+    each_shape(gpu.default_stream(), |m, _| m > 1, Tuned::Rows)
+}
+
+/// What a section tunes.
+#[derive(Clone, Copy)]
+enum Tuned {
+    Columns,
+    Rows,
+}
+
+/// `tuned` on each dense shape that `wanted` takes and `AXIS_TUNING_SHAPE` keeps, f32 then bf16.
+fn each_shape(s: &GpuStream, wanted: impl Fn(usize, usize) -> bool, tuned: Tuned) -> Result<()> {
     for case in axis_shapes::all() {
         if let AxisCase::Dense { m, n } = case {
             let kept = std::env::var("AXIS_TUNING_SHAPE").map_or(true, |w| w == format!("{}x{}", m, n));
-            if m > 1 && kept {
-                rows(s, m, n, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
-                rows(s, m, n, |i| bf16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
+            if wanted(m, n) && kept {
+                let f32s = |i: usize| (i % 1000) as f32 * 0.5 - 250.0;
+                match tuned {
+                    Tuned::Columns => {
+                        columns(s, m, n, f32s)?;
+                        columns(s, m, n, |i| bf16::from_f32(f32s(i)))?;
+                    }
+                    Tuned::Rows => {
+                        rows(s, m, n, f32s)?;
+                        rows(s, m, n, |i| bf16::from_f32(f32s(i)))?;
+                    }
+                }
             }
         }
     }
@@ -63,12 +73,49 @@ pub fn run_rows(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
     Ok(())
 }
 
-/// The pieces per row to time: those of `AXIS_TUNING_CHUNKS` (comma-separated) when set, else
-/// Auto's scaled by `SCALES`.
-fn tried_chunks(auto_chunks: usize) -> Vec<usize> {
-    match std::env::var("AXIS_TUNING_CHUNKS") {
+/// The values to time: those of the environment variable `var` (comma-separated) when set, else
+/// Auto's `auto` scaled by `SCALES` (at least 1).
+fn tried(var: &str, auto: usize) -> Vec<usize> {
+    match std::env::var(var) {
         Ok(list) => list.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
-        Err(_) => SCALES.iter().map(|&(num, den)| (auto_chunks * num / den).max(1)).collect(),
+        Err(_) => SCALES.iter().map(|&(num, den)| (auto * num / den).max(1)).collect(),
+    }
+}
+
+/// The outputs of the timed ops for `results` results: sums, values and u64 indices.
+struct Outputs<T: TypedElement> {
+    sums: DeviceBuffer<T::Sum>,
+    values: DeviceBuffer<T>,
+    indices: DeviceBuffer<u64>,
+}
+
+impl<T: TypedElement> Outputs<T> {
+    fn new(results: usize) -> Result<Self> {
+        Ok(Outputs {
+            sums: buffers(1, results, |_| T::Sum::default())?.remove(0),
+            values: buffers(1, results, |_| T::default())?.remove(0),
+            indices: buffers(1, results, |_| 0u64)?.remove(0),
+        })
+    }
+
+    /// Median ms of `op` ("sum", "max" or "argmax") along `axis` of `shape` over the rotated
+    /// `inputs` with `strategy`.
+    fn time(
+        &mut self,
+        s: &GpuStream,
+        op: &str,
+        (axis, shape): (Axis, AxisShape),
+        inputs: &[DeviceBuffer<T>],
+        strategy: AxisStrategy,
+    ) -> Result<f64> {
+        median_ms(s, WARMUP, REPS, |i| {
+            let x = &inputs[i % inputs.len()];
+            match op {
+                "sum" => s.sum_along(axis, shape, x, &mut self.sums, strategy),
+                "max" => s.reduce_along(TypedOp::Max, axis, shape, x, &mut self.values, strategy),
+                _ => s.arg_along(ArgOp::ArgMax, axis, shape, x, &mut self.values, &mut self.indices, strategy),
+            }
+        })
     }
 }
 
@@ -80,20 +127,11 @@ fn rows<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize)
         _ => return Ok(()),
     };
     let inputs = buffers(rotation(s, bytes), m * n, fill)?;
-    let mut sums = buffers(1, m, |_| T::Sum::default())?;
-    let mut values = buffers(1, m, |_| T::default())?;
-    let mut indices = buffers(1, m, |_| 0u64)?;
-    for chunks in tried_chunks(auto_chunks) {
+    let mut outs = Outputs::<T>::new(m)?;
+    for chunks in tried("AXIS_TUNING_CHUNKS", auto_chunks) {
         let strategy = AxisStrategy::Rows { lanes: 32, chunks: chunks.clamp(1, AXIS_MAX_CHUNKS) as u32 };
         for &op in ["sum", "max", "argmax"].iter() {
-            let ms = median_ms(s, WARMUP, REPS, |i| {
-                let x = &inputs[i % inputs.len()];
-                match op {
-                    "sum" => s.sum_along(Axis::Rows, shape, x, &mut sums[0], strategy),
-                    "max" => s.reduce_along(TypedOp::Max, Axis::Rows, shape, x, &mut values[0], strategy),
-                    _ => s.arg_along(ArgOp::ArgMax, Axis::Rows, shape, x, &mut values[0], &mut indices[0], strategy),
-                }
-            })?;
+            let ms = outs.time(s, op, (Axis::Rows, shape), &inputs, strategy)?;
             ROWS_TABLE.row(&[
                 format!("{} × {}", m, n).into(),
                 T::NAME.into(),
@@ -106,15 +144,6 @@ fn rows<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize)
         }
     }
     Ok(())
-}
-
-/// The splits to time: those of `AXIS_TUNING_SPLITS` (comma-separated) when set, else Auto's
-/// scaled by `SCALES`.
-fn tried_splits(auto_splits: usize) -> Vec<usize> {
-    match std::env::var("AXIS_TUNING_SPLITS") {
-        Ok(list) => list.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
-        Err(_) => SCALES.iter().map(|&(num, den)| auto_splits * num / den).collect(),
-    }
 }
 
 fn columns<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<()> {
@@ -130,20 +159,12 @@ fn columns<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usi
     // Chunks per column are splits × phases; the fold takes at most AXIS_MAX_CHUNKS.
     let phases = fold_plan(shape, auto).map_or(1, |f| f.chunks / auto_splits);
     let most = AXIS_MAX_CHUNKS / phases;
-    let mut sums = buffers(1, n, |_| T::Sum::default())?;
-    let mut values = buffers(1, n, |_| T::default())?;
-    let mut indices = buffers(1, n, |_| 0u64)?;
-    for splits in tried_splits(auto_splits) {
+    let mut outs = Outputs::<T>::new(n)?;
+    for splits in tried("AXIS_TUNING_SPLITS", auto_splits) {
         let splits = splits.clamp(1, most);
         let strategy = AxisStrategy::Columns { tile, splits: splits as u32 };
         for &op in ["sum", "argmax"].iter() {
-            let ms = median_ms(s, WARMUP, REPS, |i| {
-                let x = &inputs[i % inputs.len()];
-                match op {
-                    "sum" => s.sum_along(Axis::Columns, shape, x, &mut sums[0], strategy),
-                    _ => s.arg_along(ArgOp::ArgMax, Axis::Columns, shape, x, &mut values[0], &mut indices[0], strategy),
-                }
-            })?;
+            let ms = outs.time(s, op, (Axis::Columns, shape), &inputs, strategy)?;
             TABLE.row(&[
                 format!("{} × {}", m, n).into(),
                 T::NAME.into(),
