@@ -14,6 +14,8 @@ mod from_source {
     use std::path::{Path, PathBuf};
     use std::process::Command;
 
+    include!("kernels/src/grid_wait_config.rs");
+
     /// The SASS targets, as in `src/images.rs` (compiled from the one compute_80 PTX).
     const CUBIN_ARCHES: [u32; 2] = [80, 90];
 
@@ -28,16 +30,32 @@ mod from_source {
             panic!("building the kernels to PTX failed: {:?}", e);
         }
         let ptxas = ptxas();
+        let with_waits = out.join(format!("kernels.sm_{}.ptx", GRID_WAIT_MIN_SM));
+        std::fs::write(&with_waits, waiting_ptx(&std::fs::read_to_string(&ptx).expect("reading the PTX")))
+            .expect("writing the PTX with grid waits");
         let jobs: Vec<_> = CUBIN_ARCHES
             .iter()
             .map(|&sm| {
-                let (ptxas, ptx, cubin) = (ptxas.clone(), ptx.clone(), out.join(format!("kernels.sm_{}.cubin", sm)));
-                std::thread::spawn(move || assemble(&ptxas, &ptx, sm, &cubin))
+                let source = if sm >= GRID_WAIT_MIN_SM { with_waits.clone() } else { ptx.clone() };
+                let (ptxas, cubin) = (ptxas.clone(), out.join(format!("kernels.sm_{}.cubin", sm)));
+                std::thread::spawn(move || assemble(&ptxas, &source, sm, &cubin))
             })
             .collect();
         for job in jobs {
             job.join().expect("a ptxas thread panicked");
         }
+    }
+
+    /// The PTX for `GRID_WAIT_MIN_SM` and later: every entry point's `GRID_WAIT_MARKER` comment
+    /// made the instruction, which needs `.target sm_90`. Panics unless each entry point has
+    /// exactly one marker (`tests/ptx.rs` checks where it sits).
+    fn waiting_ptx(ptx: &str) -> String {
+        let (entries, markers) = (ptx.matches(".entry ").count(), ptx.matches(GRID_WAIT_MARKER).count());
+        assert_eq!(markers, entries, "{} entry points but {} grid-wait markers", entries, markers);
+        let target = ".target sm_80\n";
+        assert_eq!(ptx.matches(target).count(), 1, "the PTX does not target sm_80");
+        ptx.replace(target, &format!(".target sm_{}\n", GRID_WAIT_MIN_SM))
+            .replace(GRID_WAIT_MARKER, GRID_WAIT_INSTRUCTION)
     }
 
     /// `$PTXAS` (setup pins CUDA 12.9's, which the committed cubins come from), else `ptxas`.

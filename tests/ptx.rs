@@ -1,6 +1,8 @@
 //! The PTX itself, on every machine: every kernel is there, and the instructions the fast paths
 //! rest on (shuffles, 16-byte loads, hardware min/max and dot products, non-aligned barriers, the
-//! flagged finish) with no local memory.
+//! flagged finish) with no local memory, and the wait for the prerequisite grids that opens every
+//! entry point.
+use cudakernels::config::GRID_WAIT_MARKER;
 use cudakernels::stripe_depths;
 use cudakernels::{
     ladder_entry_point, ArgOp, GemvLoads, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_KERNELS,
@@ -342,4 +344,33 @@ fn every_entry_point_fits_the_host_launch() {
         entries += 1;
     }
     assert!(entries > 0, "no entry points found");
+}
+
+/// Every entry point opens with the grid-wait marker, which `build.rs` makes
+/// `griddepcontrol.wait` in the sm_90 cubin, the image the host launches with programmatic
+/// dependent launch: before it come only declarations, parameter loads and address conversions,
+/// so no branch, call or memory access can run before the wait.
+#[test]
+fn every_entry_point_waits_for_the_prerequisite_grids_first() {
+    const BEFORE_THE_WAIT: [&str; 7] = ["{", ".reg ", ".shared ", "//", "ld.param.", "cvta.to.global.", "mov."];
+    let mut entries = 0;
+    for (start, _) in PTX.match_indices(".entry ") {
+        let rest = &PTX[start..];
+        let name = rest[".entry ".len()..].split('(').next().unwrap_or("");
+        let end = rest[1..].find(".entry ").map(|e| e + 1).unwrap_or(rest.len());
+        let body = &rest[rest.find('{').expect("a body")..end];
+        assert_eq!(body.matches(GRID_WAIT_MARKER).count(), 1, "{} does not wait once for the prerequisite grids", name);
+        let before = &body[..body.find(GRID_WAIT_MARKER).unwrap()];
+        for line in before.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            assert!(
+                BEFORE_THE_WAIT.iter().any(|p| line.starts_with(p)),
+                "{} runs `{}` before it waits for the prerequisite grids",
+                name,
+                line
+            );
+        }
+        entries += 1;
+    }
+    assert_eq!(entries, PTX.matches(GRID_WAIT_MARKER).count(), "a marker outside the entry points");
+    assert!(entries > 400, "only {} entry points found", entries);
 }

@@ -2,6 +2,10 @@
 //! the driver compiles for any other. Which one a device loads is decided here, on the CPU.
 
 /// A SASS cubin and the architecture it was assembled for (`sm` = 10 · major + minor).
+///
+/// One for `config::GRID_WAIT_MIN_SM` or later must be this crate's (`build.rs` makes every
+/// entry point wait for the prerequisite grids first): the host launches its kernels so that
+/// they may start before the kernel ahead of them has finished.
 #[derive(Clone, Copy, Debug)]
 pub struct Cubin {
     pub sm: u32,
@@ -56,6 +60,16 @@ impl Default for ImageChoice {
 pub enum LoadedImage {
     Cubin { sm: u32 },
     Ptx,
+}
+
+impl LoadedImage {
+    /// Whether every entry point waits for the prerequisite grids before it touches memory
+    /// (`griddepcontrol.wait`), so its kernels may take a programmatic dependent launch: the
+    /// cubins for `config::GRID_WAIT_MIN_SM` and later. The PTX targets compute_80, which has
+    /// no such instruction.
+    pub fn waits_for_prerequisite_grids(self) -> bool {
+        matches!(self, LoadedImage::Cubin { sm } if sm >= kernels::config::GRID_WAIT_MIN_SM)
+    }
 }
 
 /// The oldest compute capability the PTX runs on (its `.target sm_80`).

@@ -33,7 +33,7 @@ pub use axis::arg::AxisIndex;
 pub use axis::{Axis, AxisShape, AxisStrategy};
 pub use cust;
 pub use error::{Error, Result};
-pub use gpu::{Gpu, GpuStream};
+pub use gpu::{Gpu, GpuStream, LaunchOverlap};
 pub use image::{Cubin, ImageChoice, KernelImages, LoadedImage};
 pub use kernels::config;
 pub use ladder::{ReduceStrategy, SumElement};

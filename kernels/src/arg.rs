@@ -108,6 +108,7 @@ macro_rules! arg_entry {
             input: &[$e], partials: *mut $acc, counter: *mut u32, values: *mut $e, indices: *mut u64, tagged: *mut u64,
             seq: u32,
         ) {
+            crate::grid_dependency::wait_for_prerequisite_grids();
             let v = block::reduce::<$op>(fold_arg_vectorized::<$e, $op>(input));
             finish::<$op, $e>(v, partials, counter, ArgOut { values, indices, tagged, seq });
         }

@@ -537,6 +537,7 @@ macro_rules! axis_entries {
                 input: *const $e, rows: usize, n: usize, lda: usize, offsets: *const u64, lanes: u32, chunks: u32,
                 out: *mut $acc,
             ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
                 rows_body::<$e, $op>(input, rows, n, lda, offsets, lanes, chunks, out)
             }
             #[cfg(target_os = "cuda")]
@@ -545,6 +546,7 @@ macro_rules! axis_entries {
                 input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, width: u32,
                 out: *mut $acc,
             ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
                 cols_body::<$e, $op>(input, rows, n, lda, tile, splits, width, out)
             }
             #[cfg(target_os = "cuda")]
@@ -553,6 +555,7 @@ macro_rules! axis_entries {
                 partials: *const $acc, items: usize, chunks: usize, item_stride: usize, chunk_stride: usize,
                 out: *mut $acc,
             ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
                 fold_body::<$op>(partials, items, chunks, item_stride, chunk_stride, out)
             }
             #[cfg(target_os = "cuda")]
@@ -561,6 +564,7 @@ macro_rules! axis_entries {
                 input: *const $e, rows: usize, n: usize, lda: usize, _offsets: *const u64, lanes: u32, chunks: u32,
                 partials: *mut $acc, tickets: *mut u32, out: *mut $acc,
             ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
                 pieces_body::<$e, $op>(input, rows, n, lda, lanes, chunks, partials, tickets, out)
             }
         }

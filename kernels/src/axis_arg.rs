@@ -248,6 +248,7 @@ macro_rules! axis_arg_entries {
                 input: *const $e, rows: usize, n: usize, lda: usize, offsets: *const u64, lanes: u32, chunks: u32,
                 partials: *mut ValueIndex<$e>, values: *mut $e, indices: *mut u8, wide: u32,
             ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
                 let out = ArgLines { partials, values, indices, wide };
                 arg_rows_body::<$e, ArgOf<$e, $dir>>(input, rows, n, lda, offsets, lanes, chunks, out)
             }
@@ -257,6 +258,7 @@ macro_rules! axis_arg_entries {
                 input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, width: u32,
                 partials: *mut ValueIndex<$e>, values: *mut $e, indices: *mut u8, wide: u32,
             ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
                 let out = ArgLines { partials, values, indices, wide };
                 arg_cols_body::<$e, $dir>(input, rows, n, lda, tile, splits, width, out)
             }
@@ -266,6 +268,7 @@ macro_rules! axis_arg_entries {
                 partials: *const ValueIndex<$e>, items: usize, chunks: usize,
                 values: *mut $e, indices: *mut u8, wide: u32,
             ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
                 let out = ArgLines { partials: core::ptr::null_mut(), values, indices, wide };
                 arg_fold_body::<$e, ArgOf<$e, $dir>>(partials, items, chunks, out)
             }
@@ -275,6 +278,7 @@ macro_rules! axis_arg_entries {
                 input: *const $e, rows: usize, n: usize, lda: usize, _offsets: *const u64, lanes: u32, chunks: u32,
                 partials: *mut ValueIndex<$e>, tickets: *mut u32, values: *mut $e, indices: *mut u8, wide: u32,
             ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
                 let out = ArgLines { partials: core::ptr::null_mut(), values, indices, wide };
                 arg_pieces_body::<$e, ArgOf<$e, $dir>>(input, rows, n, lda, lanes, chunks, partials, tickets, out)
             }

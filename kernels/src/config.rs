@@ -9,6 +9,8 @@
 /// the kernels' package past the registry's 10 MiB. Other devices JIT-compile the PTX.
 pub const SASS_ARCHES: [u32; 2] = [80, 90];
 
+include!("grid_wait_config.rs");
+
 /// Threads in a warp.
 pub const WARP_SIZE: u32 = 32;
 /// Largest block any kernel is launched with; static shared arrays are sized for it.

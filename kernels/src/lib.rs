@@ -35,5 +35,5 @@ pub mod typed;
 #[cfg(not(target_os = "cuda"))]
 pub mod images;
 
-gpu_modules!(pub block, halves, ops, packed, piece_fold, publish, shuffle, thread, warp);
+gpu_modules!(pub block, grid_dependency, halves, ops, packed, piece_fold, publish, shuffle, thread, warp);
 gpu_modules!(shared);

@@ -33,6 +33,7 @@ macro_rules! typed_entry {
         pub unsafe fn $name(
             input: &[$e], partials: *mut $acc, counter: *mut u32, out: *mut $acc, tagged: *mut u64, seq: u32,
         ) {
+            crate::grid_dependency::wait_for_prerequisite_grids();
             let v = block::reduce::<$op>(fold_vectorized::<$e, $op>(input));
             block::finish_last_block::<$op, _>(v, partials, counter, block::Out { ptr: out, tagged, seq });
         }

@@ -1,6 +1,7 @@
 //! The device as every handle and stream of it shares it: context, loaded module, entry table,
 //! properties and occupancy, all read once at open.
 use super::context::{self, Entered};
+use super::dependent_launch::DependentLauncher;
 use crate::entries::entry_names;
 use crate::error::{Check, Error, Result};
 use crate::image::{ImageChoice, KernelImages, LoadedImage, MIN_COMPUTE_CAPABILITY};
@@ -28,6 +29,8 @@ pub(super) struct LoadedDevice {
     pub(super) unified: bool,
     pub(super) compute_capability: (u32, u32),
     pub(super) image: LoadedImage,
+    /// `cuLaunchKernelEx`, where `image` waits for the prerequisite grids and the driver has it.
+    pub(super) dependent_launcher: Option<DependentLauncher>,
     /// Resident blocks per SM by (entry, block size), from the occupancy calculator; filled
     /// on first use.
     occupancy: Mutex<HashMap<(usize, u32), u32>>,
@@ -67,6 +70,7 @@ impl LoadedDevice {
             unified: attr(DeviceAttribute::UnifiedAddressing)? == 1,
             compute_capability,
             image,
+            dependent_launcher: if image.waits_for_prerequisite_grids() { DependentLauncher::resolve() } else { None },
             occupancy: Mutex::new(HashMap::new()),
             _module: module,
             context,

@@ -136,9 +136,11 @@ impl Enqueue<'_> {
         }
         let function = device.function(entry);
         let pointers = args.pointers();
+        let dependent = device.dependent_launcher.filter(|_| self.stream.overlap_allowed());
         // SAFETY: the caller's promise above; `pointers` points into `args`, which outlives the
-        // call (cuLaunchKernel copies the values before it returns).
-        unsafe { self.stream.stream.launch(function, grid, block, &pointers[..args.len]) }
+        // call (the launch copies the values before it returns). `dependent` only where the
+        // loaded image's entry points wait for the prerequisite grids.
+        unsafe { self.stream.stream.launch(function, grid, block, &pointers[..args.len], dependent) }
     }
 }
 

@@ -10,6 +10,9 @@
 //!   other (nor share scratch), and each waits for the legacy default stream, where cust's
 //!   synchronous copies run. Calls on one stream from several threads are serialized by the
 //!   stream's scratch lock.
+//! - Where the device loaded the sm_90 cubin, a stream's kernels are launched while the kernel
+//!   ahead of them finishes (programmatic dependent launch, [`LaunchOverlap`]); each waits for
+//!   that kernel before it touches memory, so results and stream order are unchanged.
 //!
 //! Contexts:
 //! - Each device's primary context is retained once per process and never released, so it
@@ -37,9 +40,10 @@
 //! Files: `context` (retained primary contexts, the call's hold on one), `device` (module,
 //! entry table, properties), `scratch` (a stream's buffers), `stream` ([`GpuStream`], its lock
 //! and value slot), `handle` ([`Gpu`]), `lent` (checks of the buffers a caller lends),
-//! `launch` (typed kernel arguments and the launch), `transfer` (allocation and copies on a
-//! stream).
+//! `launch` (typed kernel arguments and the launch), `dependent_launch` (launches that overlap
+//! the kernel ahead of them), `transfer` (allocation and copies on a stream).
 mod context;
+mod dependent_launch;
 mod device;
 mod handle;
 mod launch;
@@ -49,6 +53,7 @@ mod scratch;
 mod stream;
 mod transfer;
 
+pub use dependent_launch::LaunchOverlap;
 pub use handle::Gpu;
 pub(crate) use launch::KernelArgs;
 pub(crate) use lent::{byte_span, check_overlap};

@@ -1,6 +1,7 @@
 //! The CUDA stream a [`GpuStream`](super::GpuStream) enqueues on: one the library made and owns,
 //! or the caller's, which it never destroys. Copies, memsets, launches and waits go through the
 //! driver's own calls on the raw handle, so both kinds take the same path.
+use super::dependent_launch::DependentLauncher;
 use crate::error::{Check, Result};
 use cust::error::{CudaError, CudaResult};
 use cust::function::Function;
@@ -80,18 +81,27 @@ impl Queue {
         driver(unsafe { cust::sys::cuMemcpyHtoDAsync_v2(dst, src, bytes, self.raw()) }).check("cuMemcpyHtoDAsync")
     }
 
-    /// Enqueues `function` on a 1-D `grid` of 1-D `block`s with `params`, no dynamic shared memory.
+    /// Enqueues `function` on a 1-D `grid` of 1-D `block`s with `params`, no dynamic shared memory;
+    /// through `dependent`, where given, as a programmatic dependent launch.
     ///
     /// # Safety
     /// `params` point to the kernel's parameters in number, order and type, and the launch and
-    /// every address in them satisfy the kernel's contract until it has run.
+    /// every address in them satisfy the kernel's contract until it has run. With `dependent`,
+    /// `function`'s entry point waits for the prerequisite grids before it touches memory.
     pub(super) unsafe fn launch(
         &self,
         function: &Function,
         grid: u32,
         block: u32,
         params: &[*mut c_void],
+        dependent: Option<DependentLauncher>,
     ) -> Result<()> {
+        let params_ptr = params.as_ptr() as *mut *mut c_void;
+        if let Some(launcher) = dependent {
+            // SAFETY: the caller's promise; the driver copies the parameter values before it returns.
+            let result = unsafe { launcher.launch(function.to_raw(), grid, block, self.raw(), params_ptr) };
+            return driver(result).check("cuLaunchKernelEx");
+        }
         // SAFETY: the caller's promise; the driver copies the parameter values before it returns.
         let result = unsafe {
             cust::sys::cuLaunchKernel(
@@ -104,7 +114,7 @@ impl Queue {
                 1,
                 0,
                 self.raw(),
-                params.as_ptr() as *mut *mut c_void,
+                params_ptr,
                 std::ptr::null_mut(),
             )
         };

@@ -1,6 +1,7 @@
 //! [`GpuStream`]: a stream of the library with its own scratch, taken under a lock, and how
 //! value calls get their result: from tagged words the kernel stores into page-locked memory.
 use super::context::Entered;
+use super::dependent_launch::LaunchOverlap;
 use super::device::{device_methods, LoadedDevice};
 use super::queue::Queue;
 use super::scratch::{words, Scratch, Sequence, RESULT_CHUNKS, RESULT_WORDS};
@@ -8,7 +9,7 @@ use crate::error::{Check, Error, Result};
 use cust::memory::DeviceCopy;
 use cust::stream::{Stream, StreamFlags};
 use cust::sys::{CUcontext, CUstream};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -25,6 +26,8 @@ pub struct GpuStream {
     scratch: Mutex<Scratch>,
     pub(super) stream: Queue,
     pub(super) shared: Arc<LoadedDevice>,
+    /// `LaunchOverlap::Auto` (true) or `Serial`.
+    overlap: AtomicBool,
 }
 
 impl GpuStream {
@@ -34,7 +37,7 @@ impl GpuStream {
         // cust's synchronous copies on the legacy stream, whose pageable DMA may land after they return.
         let stream = Queue::Own(Stream::new(StreamFlags::DEFAULT, None).check("cuStreamCreate")?);
         let scratch = Scratch::new(&stream)?;
-        Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared })
+        Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared, overlap: AtomicBool::new(true) })
     }
 
     /// A `GpuStream` that enqueues on the caller's `stream`; `Error::ForeignStream` unless the
@@ -52,7 +55,7 @@ impl GpuStream {
         }
         let stream = Queue::Caller(stream);
         let scratch = Scratch::new(&stream)?;
-        Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared })
+        Ok(GpuStream { scratch: Mutex::new(scratch), stream, shared, overlap: AtomicBool::new(true) })
     }
 
     device_methods!(shared);
@@ -72,6 +75,24 @@ impl GpuStream {
     /// [`Gpu::new_stream`](super::Gpu::new_stream)'s) only.
     pub(crate) fn library_stream(&self) -> &Stream {
         self.stream.own().expect("a stream the library made")
+    }
+
+    /// Sets how this stream's kernels start relative to the kernel ahead of them (for the calls
+    /// enqueued from now on); [`LaunchOverlap::Auto`] unless set.
+    pub fn set_launch_overlap(&self, overlap: LaunchOverlap) {
+        self.overlap.store(overlap == LaunchOverlap::Auto, Ordering::Relaxed);
+    }
+
+    /// Whether this stream's kernels are now launched while the kernel ahead of them finishes:
+    /// [`LaunchOverlap::Auto`] on a device that loaded the sm_90 cubin, with a CUDA 12.3 or later
+    /// driver.
+    pub fn launches_overlap(&self) -> bool {
+        self.overlap_allowed() && self.shared.dependent_launcher.is_some()
+    }
+
+    /// Whether the caller left this stream at [`LaunchOverlap::Auto`].
+    pub(super) fn overlap_allowed(&self) -> bool {
+        self.overlap.load(Ordering::Relaxed)
     }
 
     /// Waits for everything enqueued on this stream; reports kernel faults.

@@ -90,6 +90,7 @@ macro_rules! ladder {
         #[cfg(target_os = "cuda")]
         #[kernel]
         pub unsafe fn [<reduce_finish_ $t>](partials: &[$t], out: *mut $t, tagged: *mut u64, seq: u32) {
+            crate::grid_dependency::wait_for_prerequisite_grids();
             let total = block::reduce_array::<Sum<$t>>(partials.as_ptr(), partials.len());
             if cuda_std::thread::thread_idx_x() == 0 {
                 block::Out { ptr: out, tagged, seq }.store(total);
@@ -105,6 +106,7 @@ macro_rules! ladder {
             input: &[$t], grain: u32, mode: u32, partials: *mut $t, counter: *mut u32, out: *mut $t,
             tagged: *mut u64, seq: u32,
         ) {
+            crate::grid_dependency::wait_for_prerequisite_grids();
             let ticket = block::start_ticket(mode, counter);
             let v = $step::<Sum<$t>, $b>(input, grain);
             block::emit::<Sum<$t>>(v, mode, ticket, partials, counter, block::Out { ptr: out, tagged, seq });

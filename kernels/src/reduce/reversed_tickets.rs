@@ -24,6 +24,7 @@ pub unsafe fn test_flagged_reverse_tickets_f32_b256(
     counter: *mut u32,
     out: *mut f32,
 ) {
+    crate::grid_dependency::wait_for_prerequisite_grids();
     let (b, grid) = (block_idx_x(), grid_dim_x());
     let mut ticket = 0;
     if thread_idx_x() == 0 && grid > 1 {

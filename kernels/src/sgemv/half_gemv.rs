@@ -67,6 +67,7 @@ macro_rules! half_gemv_kernels {
                 incx: usize, incy: usize, stride_a: usize, stride_x: usize, stride_y: usize, batch: usize,
                 $($extra: $t,)*
             ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
                 let (a, x) = (a.as_ptr(), x.as_ptr());
                 $body(super::batched::Batched {
                     a, x, y, m, n, lda, alpha, beta, incx, incy, stride_a, stride_x, stride_y, batch,

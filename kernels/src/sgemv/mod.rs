@@ -91,6 +91,7 @@ macro_rules! sgemv_kernels {
             a: &[f32], x: &[f32], m: usize, n: usize, lda: usize, alpha: f32, beta: f32, y: *mut f32
             $(, $extra: $t)*
         ) {
+            crate::grid_dependency::wait_for_prerequisite_grids();
             $body(problem::Gemv { a: a.as_ptr(), x: x.as_ptr(), m, n, lda, alpha, beta, y } $(, $extra)*);
         }
     };

@@ -35,7 +35,7 @@ mod sgemv_shapes;
 #[path = "../../axis_shapes.rs"]
 mod axis_shapes;
 
-use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, Result};
+use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, LaunchOverlap, Result};
 
 /// A section: the device and the 1 GiB copy's GB/s in, its tables printed.
 type Section = fn(&Gpu, f64) -> Result<()>;
@@ -87,7 +87,8 @@ fn parse_args() -> (bool, Option<String>, Vec<String>) {
 
 /// `bench [--ptx | --cubin FILE] [SECTION...]`: the named sections (all by default) after the
 /// copy reference. `--ptx` loads the PTX (compiled by the driver) instead of the device's
-/// cubin; `--cubin FILE` loads the SASS in FILE.
+/// cubin; `--cubin FILE` loads the SASS in FILE. `BENCH_LAUNCH_OVERLAP=serial` launches each
+/// kernel of the default stream after the one ahead of it has finished (`LaunchOverlap::Serial`).
 fn main() {
     let (ptx, cubin, wanted) = parse_args();
     let opened = match &cubin {
@@ -102,12 +103,16 @@ fn main() {
         }
     };
     let s = gpu.default_stream();
+    if std::env::var("BENCH_LAUNCH_OVERLAP").map(|v| v == "serial").unwrap_or(false) {
+        s.set_launch_overlap(LaunchOverlap::Serial);
+    }
     println!(
-        "## Benchmark on {} ({} SMs, L2 {} MiB), kernels: {:?}",
+        "## Benchmark on {} ({} SMs, L2 {} MiB), kernels: {:?}, launches overlap: {}",
         s.name(),
         s.sm_count(),
         s.l2_bytes() >> 20,
-        s.image()
+        s.image(),
+        s.launches_overlap()
     );
     let result = harness::copy_bandwidth(s).and_then(|bw| {
         SECTIONS
