@@ -198,12 +198,15 @@ static const int REPS = 30, WARMUP_REPS = 5, QUEUED = 20;
 
 // Median ms of `reps` calls f(i), each between its own event pair, after WARMUP_REPS calls; the
 // host does not wait between calls (as bin/bench and torch_peers.py), unless BENCH_TIMING=synced.
+// BENCH_TIMING=chained puts QUEUED calls back to back between each pair (ms over QUEUED), as
+// bin/bench does.
 template <class F>
 static double median_ms(cudaStream_t stream, int reps, F f) {
     for (int i = 0; i < WARMUP_REPS; ++i) f(i);
     CHECK(cudaStreamSynchronize(stream));
     const char *timing = std::getenv("BENCH_TIMING");
     bool synced = timing && std::string(timing) == "synced";
+    int runs = timing && std::string(timing) == "chained" ? QUEUED : 1;
     std::vector<cudaEvent_t> start(reps), stop(reps);
     for (int i = 0; i < reps; ++i) {
         CHECK(cudaEventCreate(&start[i]));
@@ -211,7 +214,7 @@ static double median_ms(cudaStream_t stream, int reps, F f) {
     }
     for (int i = 0; i < reps; ++i) {
         CHECK(cudaEventRecord(start[i], stream));
-        f(WARMUP_REPS + i);
+        for (int j = 0; j < runs; ++j) f(WARMUP_REPS + i * runs + j);
         CHECK(cudaEventRecord(stop[i], stream));
         if (synced) CHECK(cudaEventSynchronize(stop[i]));
     }
@@ -220,7 +223,7 @@ static double median_ms(cudaStream_t stream, int reps, F f) {
     for (int i = 0; i < reps; ++i) {
         float t = 0;
         CHECK(cudaEventElapsedTime(&t, start[i], stop[i]));
-        ms[i] = t;
+        ms[i] = t / runs;
         CHECK(cudaEventDestroy(start[i]));
         CHECK(cudaEventDestroy(stop[i]));
     }

@@ -35,26 +35,30 @@ import statistics
 import torch
 
 MiB, GiB = 1 << 20, 1 << 30
+QUEUED = 20  # calls between one pair of events with BENCH_TIMING=chained (as bin/bench)
 
 
 def time_median(fn, inputs, reps, warmup):
     """Median µs of fn(*inputs[i % len(inputs)]), each repetition with its own events; the host
-    does not wait between repetitions (as bin/bench and native_peers), unless BENCH_TIMING=synced."""
+    does not wait between repetitions (as bin/bench and native_peers), unless BENCH_TIMING=synced.
+    BENCH_TIMING=chained puts QUEUED calls back to back between each pair of events (µs over
+    QUEUED), as bin/bench does."""
     synced = os.environ.get("BENCH_TIMING") == "synced"
+    runs = QUEUED if os.environ.get("BENCH_TIMING") == "chained" else 1
     for i in range(warmup):
         fn(*inputs[i % len(inputs)])
     torch.cuda.synchronize()
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
               for _ in range(reps)]
     for i, (start, end) in enumerate(events):
-        args = inputs[(warmup + i) % len(inputs)]
         start.record()
-        fn(*args)
+        for j in range(runs):
+            fn(*inputs[(warmup + i * runs + j) % len(inputs)])
         end.record()
         if synced:
             end.synchronize()
     torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in events) * 1e3  # ms -> µs
+    return statistics.median(s.elapsed_time(e) for s, e in events) * 1e3 / runs  # ms -> µs
 
 
 def n_copies(nbytes, mode, l2):

@@ -8,19 +8,26 @@ use cudakernels::{Error, GpuStream, Result};
 /// host does not wait between runs, as `torch_peers.py` and `native_peers` time theirs: a run's
 /// time is the GPU's from the end of the one before, so the host's enqueueing counts only where
 /// the GPU waits for it. `BENCH_TIMING=synced` waits for each run before the next (host work and
-/// launch latency then count in every run).
+/// launch latency then count in every run). `BENCH_TIMING=chained` queues `QUEUED` runs between
+/// each pair of events and counts a run as the pair's time over `QUEUED`: one run's kernels then
+/// follow the last one's with no event between them, as the calls of a model's step do, so
+/// launches can overlap (`LaunchOverlap`).
 pub fn median_ms(gpu: &GpuStream, warmup: usize, reps: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<f64> {
     for i in 0..warmup {
         f(i)?;
     }
     gpu.synchronize()?;
-    let synced = std::env::var("BENCH_TIMING").map_or(false, |v| v == "synced");
+    let timing = std::env::var("BENCH_TIMING").unwrap_or_default();
+    let synced = timing == "synced";
+    let runs = if timing == "chained" { QUEUED } else { 1 };
     let event = || Event::new(EventFlags::DEFAULT).map_err(Error::cuda("cuEventCreate"));
     let pairs = (0..reps).map(|_| Ok((event()?, event()?))).collect::<Result<Vec<_>>>()?;
     let stream = gpu.stream().unwrap();
     for (i, (start, stop)) in pairs.iter().enumerate() {
         start.record(stream).map_err(Error::cuda("cuEventRecord"))?;
-        f(warmup + i)?;
+        for j in 0..runs {
+            f(warmup + i * runs + j)?;
+        }
         stop.record(stream).map_err(Error::cuda("cuEventRecord"))?;
         if synced {
             stop.synchronize().map_err(Error::cuda("cuEventSynchronize"))?;
@@ -29,7 +36,7 @@ pub fn median_ms(gpu: &GpuStream, warmup: usize, reps: usize, mut f: impl FnMut(
     gpu.synchronize()?;
     let mut times = Vec::with_capacity(reps);
     for (start, stop) in &pairs {
-        times.push(stop.elapsed_time_f32(start).map_err(Error::cuda("cuEventElapsedTime"))? as f64);
+        times.push(stop.elapsed_time_f32(start).map_err(Error::cuda("cuEventElapsedTime"))? as f64 / runs as f64);
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     Ok(times[times.len() / 2])
