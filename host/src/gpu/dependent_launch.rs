@@ -38,8 +38,9 @@ impl Default for LaunchOverlap {
     }
 }
 
-/// CUDA 12.3, as `cuDriverGetVersion` reports it: `cuLaunchKernelEx` came with 12.0, and from
-/// 12.3 stream capture keeps a programmatic launch's edge programmatic (`CUgraphEdgeData`).
+/// CUDA 12.3, as `cuDriverGetVersion` reports it. `cuLaunchKernelEx` came with 12.0; graph
+/// edges carry the programmatic kind from 12.3 (`CUgraphEdgeData`), so a stream capture of these
+/// launches is left to drivers that can record them.
 const MIN_DRIVER_VERSION: i32 = 12030;
 
 /// `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION` (cuda.h, `CUlaunchAttributeID`).
