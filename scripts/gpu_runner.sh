@@ -114,6 +114,7 @@ stage_sanitizer() {
              "gpu_gemv_half edge_shapes_and_alpha_zero" "gpu_gemv_half vector_kernels_on_attention_decode" \
              "gpu_caller_stream library_calls_on_the_callers_stream_follow_its_kernels_and_precede_its_copies" \
              "gpu_caller_stream raw_entry_points_take_stream_ordered_memory_on_the_callers_stream" \
+             "gpu_launch_overlap chained_calls_read_what_the_call_before_wrote" \
              "cudarc_gpu other_streams_are_ordered_by_cudarcs_events"; do
         set -- $t
         [ -x "tests/$1" ] || { echo "(tests/$1 not in bundle, skipped)"; continue; }

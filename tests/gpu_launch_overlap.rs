@@ -1,9 +1,10 @@
 //! Launches that overlap the kernel ahead of them (programmatic dependent launch,
-//! `LaunchOverlap`): where they are on, and a chain of calls that each read the last one's output,
-//! queued back to back without a wait, against the CPU, with the overlap and without.
+//! `LaunchOverlap`): where they are on (the sm_90 cubin, not the PTX), and a chain of calls that
+//! each read the last one's output, queued back to back without a wait, against the CPU, with
+//! the overlap and without.
 mod common;
 use common::*;
-use cudakernels::{GpuStream, LaunchOverlap, Op, SgemvOptions};
+use cudakernels::{GpuStream, ImageChoice, LaunchOverlap, Op, SgemvOptions};
 
 /// The driver's CUDA version (`cuDriverGetVersion`: 1000 · major + 10 · minor).
 fn driver_version() -> i32 {
@@ -31,6 +32,20 @@ fn the_sm90_cubin_overlaps_launches_unless_told_not_to() {
     assert!(!stream.launches_overlap());
     stream.set_launch_overlap(LaunchOverlap::Auto);
     assert_eq!(stream.launches_overlap(), expected);
+}
+
+/// The PTX (compute_80) has no `griddepcontrol.wait`, so a device that loaded it launches each
+/// kernel after the one ahead of it, and still computes the chain.
+#[test]
+fn the_ptx_launches_serially() {
+    let gpu = match gpu_with("the_ptx_launches_serially", ImageChoice::Ptx) {
+        Some(g) => g,
+        None => return,
+    };
+    let stream = gpu.new_stream().unwrap();
+    assert!(!gpu.image().waits_for_prerequisite_grids(), "{:?}", gpu.image());
+    assert!(!stream.launches_overlap());
+    chain(&stream, &mut Rng::fresh("the_ptx_launches_serially"), 256, 50);
 }
 
 /// A random permutation of 0..n.
