@@ -11,29 +11,20 @@ holds "µs"); rows whose time is not a number are left out.
 import argparse
 import math
 
+from peer_charts import number, tables
+
 
 def rows(path):
     """{(section, key cells...): µs} of one bench output."""
-    out, section, header = {}, "", None
-    for line in open(path, encoding="utf-8"):
-        if line.startswith("#"):
-            section, header = line.strip("# \n"), None
-            continue
-        if not line.startswith("|"):
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if header is None:
-            header = cells
-            continue
-        if set(cells[0]) <= set("-: "):
-            continue
+    out = {}
+    for title, header, table in tables(path):
         at = next((i for i, h in enumerate(header) if "µs" in h), None)
-        if at is None or at >= len(cells):
+        if at is None:
             continue
-        try:
-            out[(section,) + tuple(cells[:at])] = float(cells[at])
-        except ValueError:
-            pass
+        for row in table:
+            us = number(row.get(header[at], ""))
+            if us is not None:
+                out[(title,) + tuple(row.get(h, "") for h in header[:at])] = us
     return out
 
 

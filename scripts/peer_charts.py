@@ -11,11 +11,6 @@ Needs matplotlib.
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 INPUT_BYTES = 1 << 28
 
 
@@ -41,6 +36,18 @@ def tables(path):
     if header is not None:
         out.append((title, header, rows))
     return out
+
+
+def pyplot():
+    """matplotlib's pyplot on the Agg backend, imported only when a chart is drawn: the table
+    readers here (`tables`, `number`, which gemv_table.py, axis_table.py and bench_ab.py share)
+    need no matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def number(s):
@@ -108,7 +115,7 @@ def chart_reductions(results, out):
         return print("peer_charts: no reduction rows")
     gbps = lambda us: INPUT_BYTES / (us * 1e-6) / 1e9 if us else None  # noqa: E731
     series = {who: [gbps(got[k].get(who)) for k in keys] for who in ("ours", "CUB", "torch")}
-    fig, ax = plt.subplots(figsize=(12, 5))
+    fig, ax = pyplot().subplots(figsize=(12, 5))
     bars(ax, [f"{t} {op}" for t, op in keys], series, "Reductions of 2^28 bytes, cold (H100)", "GB/s of input")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "ml_reductions.png"), dpi=110)
@@ -139,7 +146,7 @@ def chart_rows(results, out, name, title, ours_title, native_key, torch_key, our
         return print(f"peer_charts: no rows for {name}")
     series = {"ours": [ours.get(k) for k in keys], "CUB / cuBLAS": [native.get(k) for k in keys],
               "torch": [torch.get(k) for k in keys]}
-    fig, ax = plt.subplots(figsize=(max(10, 0.45 * len(keys)), 5.5))
+    fig, ax = pyplot().subplots(figsize=(max(10, 0.45 * len(keys)), 5.5))
     bars(ax, [" ".join(k) for k in keys], series, title, "GB/s")
     fig.tight_layout()
     fig.savefig(os.path.join(out, name), dpi=110)

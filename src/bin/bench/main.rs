@@ -4,7 +4,8 @@
 //! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|batched|hgemv|plans|multi|axis|axis-tuning|axis-rows-tuning]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
 //! CSV files there; `BENCH_GEMV_SHAPE=BATCHxMxN` keeps one shape of the batched and hgemv sections;
-//! `BENCH_TIMING=synced` waits for each timed call before the next (`timing::median_ms`).
+//! `BENCH_TIMING=synced` waits for each timed call before the next, `BENCH_TIMING=chained` queues
+//! 20 calls between each pair of events (`timing::median_ms`).
 //! Peers (torch.sum, torch.aminmax, torch.argmax, torch.mv) come from scripts/torch_peers.py in the same call.
 //! One file per section; `harness` holds what they share, `timing` the event timing.
 mod arg;
