@@ -5,7 +5,10 @@
 mod common;
 use common::gemv::{same, Call, El, EDGE_SHAPES};
 use common::{download, gpu, upload, Rng};
-use cudakernels::{bf16, f16, Error, GemvVector, GpuStream, HalfWeight, Op, SgemvBatch, SgemvKernel, SgemvOptions};
+use cudakernels::{
+    bf16, f16, half_gemv_entry_point, Error, GemvVector, GpuStream, HalfWeight, Op, SgemvBatch, SgemvKernel,
+    SgemvLayout, SgemvOptions, SgemvShape,
+};
 
 /// Runs `c` on fresh data (A and x all NaN with `nan_inputs`) and compares y's buffer exactly.
 fn check<A: HalfWeight + El, X: GemvVector<A> + El, Y: GemvVector<A> + El>(
@@ -217,8 +220,9 @@ fn vector_kernels_on_attention_decode() {
     let mut rng = Rng::fresh("gemv_half_attention");
     // Scores (Op::N: K · q) and values (Op::T: Vᵀ · p): one cache (kv × head) per head,
     // problems back to back; the values split their rows across blocks, or at 512 rows take
-    // narrower column tiles. From 2^15 rows the scores take the short-row entries (`_ns`, eight
-    // rows per group): 70 × 1000, 9 × 8000 and 9 × 7999 have tiles across problems and a
+    // narrower column tiles. From 2^15 rows the scores take the short-row entries: four rows
+    // per group (`_ns4`) where eight (`_ns`) would leave each resident warp fewer than two tiles.
+    // 70 × 1000, 9 × 8000, 9 × 7999, 48 × 6001 and 21 × 9999 have tiles across problems and a
     // partial last tile, 72 columns a ninth step per row, and 67 columns a tail of 3.
     let caches = [
         (32usize, 512usize, 64usize),
@@ -228,12 +232,23 @@ fn vector_kernels_on_attention_decode() {
         (70, 1000, 64),
         (9, 8000, 72),
         (9, 7999, 67),
+        (48, 6001, 64),
+        (21, 9999, 67),
     ];
+    let mut short_entries = Vec::new();
     for &(heads, kv, head) in caches.iter() {
         for &op in [Op::N, Op::T].iter() {
             let (x_len, y_len) = if op == Op::N { (head, kv) } else { (kv, head) };
             let batch = SgemvBatch { count: heads, stride_a: kv * head, stride_x: x_len, stride_y: y_len };
             each_triple(gpu, &mut rng, &Call { batch, ..Call::new(op, kv, head, 1, 1) }, false);
+            let shape = SgemvShape { op, m: kv, n: head, lda: head, a_addr: 0, x_addr: 0 };
+            let layout = SgemvLayout { incx: 1, incy: 1, batch };
+            short_entries.push(half_gemv_entry_point::<bf16, bf16, f32>(gpu, &shape, &layout).unwrap());
         }
+    }
+    // An H100's or H200's 132 SMs keep three `_ns` blocks each: 32 × 4096 × 128 and the last
+    // two caches walk deep, 64 × 512 and 32 × 4096 × 64 shallow.
+    for entry in ["gemv_bf16_bf16_f32_ns", "gemv_bf16_bf16_f32_ns4"].iter() {
+        assert!(short_entries.contains(entry), "{} never ran: {:?}", entry, short_entries);
     }
 }

@@ -361,7 +361,7 @@ fn lengths_past_2_pow_32() {
     let (m, n) = ((1 << 26) + 5, 64);
     for &(op, entry) in [(Op::N, "gemv_bf16_bf16_f32_ns"), (Op::T, "gemv_bf16_bf16_f32_tv")].iter() {
         let shape = SgemvShape { op, m, n, lda: n, a_addr: 0, x_addr: 0 };
-        assert_eq!(half_gemv_entry_point::<bf16, bf16, f32>(&shape, &SgemvLayout::SINGLE), entry);
+        assert_eq!(half_gemv_entry_point::<bf16, bf16, f32>(gpu, &shape, &SgemvLayout::SINGLE).unwrap(), entry);
     }
     half_gemv_past_2_pow_32(gpu, m, n, bf16::from_f32, &mut rng);
 }

@@ -182,6 +182,10 @@ pub const SGEMV_VECTOR_DEPTH: usize = 8;
 /// heads of 512 the deeper tiles still cover an H100's SMs (tuning log, short rows of halves);
 /// with fewer, they would leave more of the SMs without one.
 pub const SGEMV_SHORT_MIN_ROWS: usize = 1 << 15;
+/// Rows per group of lanes of the shallow short-row tiles (`RowWalk::ShallowShort`), for calls
+/// with few tiles per resident warp: four loads in flight take under 64 registers, so four
+/// blocks a SM where eight allow three (tuning log, four rows a group).
+pub const SGEMV_SHALLOW_DEPTH: usize = 4;
 /// Threads per block of the batched `Op::T` kernel: 32 warps over one 32-column tile, so that a
 /// block alone keeps enough rows in flight for an SM.
 pub const SGEMV_BATCHED_T_BLOCK: u32 = 1024;

@@ -2,8 +2,9 @@
 //! in any layout of [`SgemvLayout`]. Checked as sgemv is, then launched as the batched f32
 //! kernel of the same op would be (same thread mapping and plan), on the entry for the types;
 //! 16-byte aligned rows of A take the vectorized entries instead (Op::N with `incx == 1`,
-//! Op::T with n a multiple of 8; [`half_gemv_choice`], a pure function of the call).
-use super::half_plan::{half_gemv_choice, vector_columns_plan, vector_rows_grid, HalfGemvChoice};
+//! Op::T with n a multiple of 8; [`half_gemv_choice`], a pure function of the call, with short
+//! rows made shallow by [`short_walk`] on the device's resident warps).
+use super::half_plan::{half_gemv_choice, short_walk, vector_columns_plan, vector_rows_grid, HalfGemvChoice};
 use super::layout::{batched_kernel, SgemvBatch, SgemvLayout};
 use super::options::SgemvOptions;
 use super::plan::{Occupancy, SgemvExtra, SgemvPlan};
@@ -18,6 +19,7 @@ use cust::memory::{DeviceCopy, DeviceSlice};
 use half::{bf16, f16};
 use kernels::config::SGEMV_BATCHED_BLOCK;
 use kernels::sgemv::half_gemv::{GemvLoads, GEMV_KERNELS};
+use kernels::sgemv::row_walk::RowWalk;
 use kernels::sgemv::{Op, SgemvKernel};
 
 /// A weight type of [`GpuStream::gemv`]: f16 or bf16.
@@ -52,17 +54,28 @@ pub fn half_gemv_index(a: &str, x: &str, y: &str, op: Op, loads: GemvLoads) -> O
     GEMV_KERNELS.iter().position(|e| e.a == a && e.x == x && e.y == y && e.op == op && e.loads == loads)
 }
 
-/// The kernel `GpuStream::gemv` runs for element types A, X and Y on a checked `shape` in
-/// `layout`: its position in `GEMV_KERNELS` and [`half_gemv_choice`]'s choice.
+/// The kernel `stream.gemv` runs for element types A, X and Y on a checked `shape` in
+/// `layout`: its position in `GEMV_KERNELS` and [`half_gemv_choice`]'s choice, whose
+/// [`RowWalk::Short`] rows [`short_walk`] walks shallow where the `_ns` entry's resident warps
+/// on this device would each get few tiles.
 fn half_gemv_pick<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
+    stream: &GpuStream,
     shape: &SgemvShape,
     layout: &SgemvLayout,
-) -> (usize, HalfGemvChoice) {
+) -> Result<(usize, HalfGemvChoice)> {
     let sizes = [std::mem::size_of::<A>(), std::mem::size_of::<X>(), std::mem::size_of::<Y>()];
-    let choice = half_gemv_choice(shape, layout, sizes);
-    let index =
-        half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op, choice.loads()).expect("a kernel for every type triple");
-    (index, choice)
+    let index_of = |choice: HalfGemvChoice| {
+        half_gemv_index(A::NAME, X::NAME, Y::NAME, shape.op, choice.loads()).expect("a kernel for every type triple")
+    };
+    let mut choice = half_gemv_choice(shape, layout, sizes);
+    if let HalfGemvChoice::VectorRows { lanes, walk: RowWalk::Short } = choice {
+        let deep = gemv_entry(index_of(choice));
+        let blocks_per_sm = stream.resident_threads(deep, SGEMV_BATCHED_BLOCK)? / SGEMV_BATCHED_BLOCK;
+        let rows = shape.m.saturating_mul(layout.batch.count);
+        let walk = short_walk(rows, lanes, stream.sm_count(), blocks_per_sm);
+        choice = HalfGemvChoice::VectorRows { lanes, walk };
+    }
+    Ok((index_of(choice), choice))
 }
 
 /// The vectorized f32 entry and choice that `sgemv_batched`'s `Auto` takes for a checked
@@ -84,14 +97,15 @@ pub fn sgemv_batched_entry_point(shape: &SgemvShape, layout: &SgemvLayout) -> &'
     }
 }
 
-/// The entry point `GpuStream::gemv` runs for element types A, X and Y on a checked `shape`
+/// The entry point `stream.gemv` runs for element types A, X and Y on a checked `shape`
 /// (alpha ≠ 0, a nonempty sum) in `layout`, as the benchmark names it.
 #[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn half_gemv_entry_point<A: HalfWeight, X: GemvVector<A>, Y: GemvVector<A>>(
+    stream: &GpuStream,
     shape: &SgemvShape,
     layout: &SgemvLayout,
-) -> &'static str {
-    GEMV_KERNELS[half_gemv_pick::<A, X, Y>(shape, layout).0].name
+) -> Result<&'static str> {
+    Ok(GEMV_KERNELS[half_gemv_pick::<A, X, Y>(stream, shape, layout)?.0].name)
 }
 
 impl GpuStream {
@@ -169,11 +183,12 @@ impl GpuStream {
             SgemvWork::Nothing => return Ok(()),
             SgemvWork::Launch { shape, alpha, .. } => (shape, alpha),
         };
-        let (index, choice) = half_gemv_pick::<A, X, Y>(&shape, &layout);
+        let (index, choice) = half_gemv_pick::<A, X, Y>(self, &shape, &layout)?;
         // SAFETY: `validate_sized` checked, with the element sizes, the lengths of A, x and y
         // for every problem, that y shares no byte with A or x and that the problems' y do not
         // interleave; `work` at most empties the inner dimension; `half_gemv_pick` gives the
-        // entry for these types and op with `half_gemv_choice`'s choice.
+        // entry for these types and op with `half_gemv_choice`'s choice (short rows' walk
+        // deep or shallow, with the entry to match).
         unsafe { self.launch_gemv(index, choice, &shape, &layout, alpha, opts.beta, a, x, y) }
     }
 
@@ -181,7 +196,8 @@ impl GpuStream {
     ///
     /// # Safety
     /// The entry takes A, x and y of these types and `shape.op`; `choice` is
-    /// [`half_gemv_choice`]'s for the call and the entry's loads are `choice.loads()`; the call
+    /// [`half_gemv_choice`]'s for the call (a `Short` walk may be made `ShallowShort`) and the
+    /// entry's loads are `choice.loads()`; the call
     /// is checked (`validate_sized` with these element sizes, then `work`: alpha ≠ 0, a
     /// nonempty sum).
     #[allow(clippy::too_many_arguments)]
@@ -245,7 +261,7 @@ impl GpuStream {
         // SAFETY: the entry takes (a: &[A], x: &[X], m, n, lda: usize, alpha, beta: f32,
         // y: *mut Y, incx, incy, stride_a, stride_x, stride_y, batch: usize)
         // (kernels/src/sgemv/half_gemv.rs), the batched kernels' layout, which
-        // `SgemvExtra::Batched` gives in that order; then `lanes` for the `_nv` and `_ns` entries, and
+        // `SgemvExtra::Batched` gives in that order; then `lanes` for the `_nv`, `_ns` and `_ns4` entries, and
         // `lanes`, `rows_per_split`, partials and counters for the `_tv` entries.
         // The caller checked the call (lengths of A, x and y for every problem, y apart from
         // A and x and from the other problems' y; at most an emptied inner dimension, which
@@ -276,8 +292,10 @@ mod tests {
                         let v = half_gemv_index(a, x, y, op, GemvLoads::Vector).expect("a vector kernel");
                         assert_eq!(GEMV_KERNELS[v].op, op);
                         // Short rows: Op::N with x of A's type; y either.
-                        let short = half_gemv_index(a, x, y, op, GemvLoads::ShortRows);
-                        assert_eq!(short.is_some(), op == Op::N && x == a, "{} {} {} {:?}", a, x, y, op);
+                        for &loads in [GemvLoads::ShortRows, GemvLoads::ShallowShortRows].iter() {
+                            let short = half_gemv_index(a, x, y, op, loads);
+                            assert_eq!(short.is_some(), op == Op::N && x == a, "{} {} {} {:?}", a, x, y, op);
+                        }
                     }
                 }
             }
@@ -286,10 +304,11 @@ mod tests {
         for &op in [Op::N, Op::T].iter() {
             assert_eq!(half_gemv_index("f32", "f32", "f32", op, GemvLoads::Scalar), None, "sgemv_batched_n/_t");
             assert_eq!(half_gemv_index("f32", "f32", "f32", op, GemvLoads::ShortRows), None, "f32 rows walk as Medium");
+            assert_eq!(half_gemv_index("f32", "f32", "f32", op, GemvLoads::ShallowShortRows), None);
             let v = half_gemv_index("f32", "f32", "f32", op, GemvLoads::Vector).expect("an f32 vector kernel");
             assert_eq!(GEMV_KERNELS[v].op, op);
         }
-        assert_eq!(GEMV_KERNELS.len(), 38);
+        assert_eq!(GEMV_KERNELS.len(), 42);
         assert_eq!((<f32 as GemvVector<bf16>>::NAME, <bf16 as GemvVector<bf16>>::NAME), ("f32", "bf16"));
     }
 }

@@ -14,7 +14,8 @@ pub enum HalfGemvChoice {
     /// The batched kernel of the op, scalar loads (any alignment or increment).
     Scalar,
     /// Op::N with 16-byte loads, `lanes` per row, the rows walked as `walk` says: the `_ns`
-    /// entries for [`RowWalk::Short`] (short rows of halves), the `_nv` ones otherwise.
+    /// entries for [`RowWalk::Short`] (short rows of halves), `_ns4` for
+    /// [`RowWalk::ShallowShort`], the `_nv` ones otherwise.
     VectorRows { lanes: usize, walk: RowWalk },
     /// Op::T with 16-byte loads of A (eight columns per thread), planned by
     /// [`vector_columns_plan`].
@@ -27,6 +28,7 @@ impl HalfGemvChoice {
         match self {
             HalfGemvChoice::Scalar => GemvLoads::Scalar,
             HalfGemvChoice::VectorRows { walk: RowWalk::Short, .. } => GemvLoads::ShortRows,
+            HalfGemvChoice::VectorRows { walk: RowWalk::ShallowShort, .. } => GemvLoads::ShallowShortRows,
             HalfGemvChoice::VectorRows { .. } | HalfGemvChoice::VectorColumns => GemvLoads::Vector,
         }
     }
@@ -59,6 +61,27 @@ pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize;
     let lanes = div_ceil(shape.n, 8).next_power_of_two().clamp(8, WARP_SIZE as usize);
     let rows = shape.m.saturating_mul(layout.batch.count);
     HalfGemvChoice::VectorRows { lanes, walk: RowWalk::of(rows, shape.n, [a_size, x_size], lanes) }
+}
+
+/// Tiles of [`RowWalk::Short`] per resident warp below which short rows walk as
+/// [`RowWalk::ShallowShort`]: on the H200's attention scores, 1.3 deep tiles per warp ran
+/// 10–16% faster shallow, 2.6 within 2%, 5.2 and more 7–14% slower (tuning log, four rows a
+/// group).
+pub const SHALLOW_TILES_PER_WARP: usize = 2;
+
+/// The walk of `rows` short rows (every problem's, [`RowWalk::Short`] by [`half_gemv_choice`])
+/// with `lanes` per row on `sm_count` SMs that keep `blocks_per_sm` blocks of the `Short`
+/// entry each: [`RowWalk::ShallowShort`] where `Short` tiles would give each resident warp
+/// fewer than [`SHALLOW_TILES_PER_WARP`] (the last tiles then leave most warps idle, and half
+/// as deep a tile halves that tail), else `Short`.
+pub fn short_walk(rows: usize, lanes: usize, sm_count: u32, blocks_per_sm: u32) -> RowWalk {
+    let warps_per_block = (SGEMV_BATCHED_BLOCK / WARP_SIZE) as usize;
+    let warps = (sm_count as usize).saturating_mul(blocks_per_sm as usize).saturating_mul(warps_per_block);
+    if div_ceil(rows, RowWalk::Short.tile_rows(lanes)) < SHALLOW_TILES_PER_WARP.saturating_mul(warps) {
+        RowWalk::ShallowShort
+    } else {
+        RowWalk::Short
+    }
 }
 
 /// Blocks of `SGEMV_BATCHED_BLOCK` threads for a vectorized Op::N kernel that walks `rows`
@@ -179,6 +202,8 @@ mod tests {
         let medium = HalfGemvChoice::VectorRows { lanes: 32, walk: RowWalk::Medium };
         assert_eq!(half_gemv_choice(&long, &SgemvLayout::SINGLE, [2, 2, 2]), medium);
         assert_eq!(HalfGemvChoice::VectorRows { lanes: 8, walk: RowWalk::Short }.loads(), GemvLoads::ShortRows);
+        let shallow = HalfGemvChoice::VectorRows { lanes: 8, walk: RowWalk::ShallowShort };
+        assert_eq!(shallow.loads(), GemvLoads::ShallowShortRows);
         assert_eq!(medium.loads(), GemvLoads::Vector);
         assert_eq!(HalfGemvChoice::VectorColumns.loads(), GemvLoads::Vector);
         assert_eq!(HalfGemvChoice::Scalar.loads(), GemvLoads::Scalar);
@@ -262,6 +287,37 @@ mod tests {
         assert_ne!(half_gemv_choice(&s(Op::N, 64, 0, 0), &batch(1, 3, 3), [2, 2, 2]), scalar);
         let incy = SgemvLayout { incy: 3, ..single };
         assert_ne!(half_gemv_choice(&s(Op::N, 64, 0, 0), &incy, [2, 2, 2]), scalar);
+    }
+
+    #[test]
+    fn short_rows_walk_shallow_below_two_deep_tiles_per_resident_warp() {
+        // 132 SMs with 3 blocks of the `_ns` entries: 3,168 warps, shallow below 6,336 tiles of
+        // 32 rows (8 lanes, heads of 64) or 16 rows (16 lanes, heads of 128).
+        let walk = |heads: usize, kv: usize, lanes| short_walk(heads * kv, lanes, 132, 3);
+        let (deep, shallow) = (RowWalk::Short, RowWalk::ShallowShort);
+        // (heads, kv, lanes, walk): the attention scores of data/gemv_shapes.csv.
+        let scores = [
+            (64, 512, 8, shallow),
+            (64, 512, 16, shallow),
+            (32, 4096, 8, shallow),
+            (32, 4096, 16, deep),
+            (64, 4096, 8, deep),
+            (64, 4096, 16, deep),
+            (32, 32768, 8, deep),
+            (64, 32768, 16, deep),
+        ];
+        for &(heads, kv, lanes, want) in scores.iter() {
+            assert_eq!(walk(heads, kv, lanes), want, "{} x {}, {} lanes", heads, kv, lanes);
+        }
+        // The threshold itself, and rows of 256 halves (32 lanes, tiles of 8 rows).
+        assert_eq!(short_walk(6336 * 32 - 32, 8, 132, 3), shallow);
+        assert_eq!(short_walk(6336 * 32 - 31, 8, 132, 3), deep, "6,336 tiles, the last partial");
+        assert_eq!(short_walk(6336 * 8 - 8, 32, 132, 3), shallow);
+        assert_eq!(short_walk(6336 * 8, 32, 132, 3), deep);
+        // More resident warps: more rows walk shallow.
+        assert_eq!(short_walk(64 * 4096, 8, 132, 4), shallow);
+        assert_eq!(short_walk(usize::MAX, 8, u32::MAX, u32::MAX), shallow, "no overflow");
+        assert_eq!(short_walk(1 << 15, 8, 0, 3), deep, "no SMs reported: deep");
     }
 
     #[test]

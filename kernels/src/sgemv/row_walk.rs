@@ -1,7 +1,7 @@
-//! How the 16-byte-load Op::N kernels (`short_rows::rows`, `vector_batched::rows`) walk rows: a
-//! pure function of the row length and the lanes per row, shared by the kernels and the host's
+//! How the 16-byte-load Op::N kernels (`short_rows`, `vector_batched::rows`) walk rows: a pure
+//! function of the row length and the lanes per row, shared by the kernels and the host's
 //! choice and grid.
-use crate::config::{SGEMV_BATCHED_ROWS, SGEMV_SHORT_MIN_ROWS, SGEMV_VECTOR_DEPTH, WARP_SIZE};
+use crate::config::{SGEMV_BATCHED_ROWS, SGEMV_SHALLOW_DEPTH, SGEMV_SHORT_MIN_ROWS, SGEMV_VECTOR_DEPTH, WARP_SIZE};
 
 /// Elements of one 16-byte step of halves (two of f32): a lane's unit of a row.
 pub const ROW_STEP: usize = 8;
@@ -16,6 +16,10 @@ pub enum RowWalk {
     /// problem. (With f32 in A or x such rows walk as `Medium`: the registers of twice the
     /// bytes per step would halve the resident blocks.)
     Short,
+    /// `Short` rows at `SGEMV_SHALLOW_DEPTH` rows at once, for calls where `Short` tiles would
+    /// give each resident warp few (the host's choice, by the device): twice the tiles, and
+    /// more resident blocks.
+    ShallowShort,
     /// Between: `SGEMV_BATCHED_ROWS` rows, two steps of each at once.
     Medium,
     /// `SGEMV_VECTOR_DEPTH` steps or more per lane (rows of 2048 halves or more): one row at a
@@ -25,7 +29,8 @@ pub enum RowWalk {
 
 impl RowWalk {
     /// The walk for `rows` rows (every problem's) of `n` elements, `lanes` lanes each, with
-    /// `sizes` the bytes of an element of A and of x.
+    /// `sizes` the bytes of an element of A and of x; never `ShallowShort`, which the host
+    /// takes for `Short` by the device.
     pub const fn of(rows: usize, n: usize, sizes: [usize; 2], lanes: usize) -> RowWalk {
         let steps = n / ROW_STEP;
         if steps <= lanes && sizes[0] == 2 && sizes[1] == 2 && rows >= SGEMV_SHORT_MIN_ROWS {
@@ -38,7 +43,7 @@ impl RowWalk {
     }
 
     /// The walk of `vector_batched::rows` (the `_nv` entries): [`RowWalk::of`], where `Short`
-    /// rows walk as `Medium` (their own entries, `_ns`, take them faster).
+    /// rows walk as `Medium` (their own entries, `_ns` and `_ns4`, take them faster).
     pub const fn of_vector_rows(rows: usize, n: usize, sizes: [usize; 2], lanes: usize) -> RowWalk {
         match RowWalk::of(rows, n, sizes, lanes) {
             RowWalk::Short => RowWalk::Medium,
@@ -50,6 +55,7 @@ impl RowWalk {
     pub const fn rows_per_group(self) -> usize {
         match self {
             RowWalk::Short => SGEMV_VECTOR_DEPTH,
+            RowWalk::ShallowShort => SGEMV_SHALLOW_DEPTH,
             RowWalk::Medium => SGEMV_BATCHED_ROWS,
             RowWalk::Long => 1,
         }
@@ -87,6 +93,8 @@ mod tests {
     fn tiles_take_rows_per_group_times_groups() {
         assert_eq!(RowWalk::Short.tile_rows(8), 32);
         assert_eq!(RowWalk::Short.tile_rows(16), 16);
+        assert_eq!(RowWalk::ShallowShort.tile_rows(8), 16);
+        assert_eq!(RowWalk::ShallowShort.tile_rows(32), 4);
         assert_eq!(RowWalk::Medium.tile_rows(8), 16);
         assert_eq!(RowWalk::Long.tile_rows(32), 1);
     }

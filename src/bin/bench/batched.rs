@@ -31,7 +31,8 @@ pub fn run(gpu: &Gpu, copy_bw: f64) -> Result<()> {
         let a = buffers(rotation(s, 4 * shape.a_len()), shape.a_len(), a_value)?;
         let copy = same_size_copy(s, &a, shape.bytes::<f32, f32, f32>())?;
         for &op in [Op::N, Op::T].iter() {
-            let row = Row { types: "f32", shape, op, copy, copy_bw, kernel: sgemv_batched_entry_point };
+            let kernel = |_: &GpuStream, shape: &_, layout: &_| Ok(sgemv_batched_entry_point(shape, layout));
+            let row = Row { types: "f32", shape, op, copy, copy_bw, kernel };
             let call = |s: &GpuStream, a: &_, x: &_, y: &mut _, batch, opts| {
                 s.sgemv_batched(shape.m, shape.n, a, x, y, batch, opts)
             };
@@ -100,7 +101,7 @@ impl GemvShape {
 }
 
 /// What a row prints besides the call's time: its types, shape and op, the same-size copy's ms,
-/// the 1 GiB copy's GB/s, and how to name the entry point `Auto` runs for a call.
+/// the 1 GiB copy's GB/s, and how to name the entry point `Auto` runs for a call on a stream.
 #[derive(Clone, Copy)]
 struct Row {
     types: &'static str,
@@ -108,7 +109,7 @@ struct Row {
     op: Op,
     copy: f64,
     copy_bw: f64,
-    kernel: fn(&SgemvShape, &SgemvLayout) -> &'static str,
+    kernel: fn(&GpuStream, &SgemvShape, &SgemvLayout) -> Result<&'static str>,
 }
 
 /// A cold copy moving as many bytes (read + write) as a call that moves `bytes`, from the
@@ -166,7 +167,7 @@ fn time<A: DeviceCopy, X: DeviceCopy + Copy, Y: DeviceCopy + Copy>(
         m.into(),
         n.into(),
         (if op == Op::N { "N" } else { "T" }).into(),
-        kernel(&called, &layout).into(),
+        kernel(s, &called, &layout)?.into(),
         (ms * 1e3).into(),
         bw.into(),
         (100.0 * bw / copy_bw).into(),
