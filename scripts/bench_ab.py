@@ -6,7 +6,8 @@ sets have.
     python3 bench_ab.py --a A1.md A2.md --b B1.md B2.md [--names A B] [--list N]
 
 A row is keyed by its section and by every cell before its time column (the first whose header
-holds "µs"); rows whose time is not a number are left out.
+holds "µs") but the `kernel` column, so that a row whose entry point changed is still compared
+(both names are listed); rows whose time is not a number are left out.
 """
 import argparse
 import math
@@ -15,7 +16,7 @@ from peer_charts import number, tables
 
 
 def rows(path):
-    """{(section, key cells...): µs} of one bench output."""
+    """{(section, key cells...): (µs, kernel)} of one bench output."""
     out = {}
     for title, header, table in tables(path):
         at = next((i for i, h in enumerate(header) if "µs" in h), None)
@@ -24,8 +25,14 @@ def rows(path):
         for row in table:
             us = number(row.get(header[at], ""))
             if us is not None:
-                out[(title,) + tuple(row.get(h, "") for h in header[:at])] = us
+                key = (title,) + tuple(row.get(h, "") for h in header[:at] if h != "kernel")
+                out[key] = (us, row.get("kernel", ""))
     return out
+
+
+def fastest(runs, key):
+    """The fastest time of `key` over `runs`, and its kernel."""
+    return min(r[key] for r in runs)
 
 
 def main():
@@ -39,10 +46,12 @@ def main():
     keys = [k for k in a_runs[0] if all(k in r for r in a_runs + b_runs)]
     if not keys:
         raise SystemExit("no row is in every run")
-    table = sorted(
-        (min(r[k] for r in b_runs) / min(r[k] for r in a_runs), k, min(r[k] for r in a_runs), min(r[k] for r in b_runs))
-        for k in keys
-    )
+    table = []
+    for k in keys:
+        (a, kernel_a), (b, kernel_b) = fastest(a_runs, k), fastest(b_runs, k)
+        kernels = kernel_a if kernel_a == kernel_b else f"{kernel_a} / {kernel_b}"
+        table.append((b / a, k + ((kernels,) if kernels else ()), a, b))
+    table.sort()
     (name_a, name_b) = args.names
     geo = math.exp(sum(math.log(t[0]) for t in table) / len(table))
     print(f"{len(table)} rows; {name_b} / {name_a}, fastest of {len(a_runs)} and {len(b_runs)} runs: "
