@@ -150,19 +150,21 @@ fn sgemv_dispatch_table_for_the_issue_shapes() {
 #[test]
 fn axis_shapes_plan_within_the_kernels_limits() {
     use cudakernels::{auto_strategy, first_grid, fold_plan, AXIS_MAX_CHUNKS};
-    use cudakernels::{Axis, AxisShape};
+    use cudakernels::{Axis, AxisFold, AxisShape};
     let cases = axis_shapes::all();
     assert_eq!(cases.len(), 9, "data/axis_shapes.csv lost or gained a row");
     for case in cases {
         match case {
             axis_shapes::AxisCase::Dense { m, n } => {
                 for &axis in [Axis::Rows, Axis::Columns].iter() {
-                    for &width in [1, 4].iter() {
-                        let (shape, strategy) = auto_strategy(axis, AxisShape::new(m, n), 4, width, 132);
-                        let grid = first_grid(shape, strategy, width, (1 << 31) - 1);
-                        assert!(grid.is_ok(), "{:?} {:?}", case, axis);
-                        let chunks = fold_plan(shape, strategy).map_or(1, |f| f.chunks);
-                        assert!(chunks <= AXIS_MAX_CHUNKS, "{:?} {:?}: {} chunks", case, axis, chunks);
+                    for &(elem, width) in [(4, 1), (4, 4), (2, 8)].iter() {
+                        for &fold in [AxisFold::Values, AxisFold::Args].iter() {
+                            let (shape, strategy) = auto_strategy(axis, AxisShape::new(m, n), elem, fold, width, 132);
+                            let grid = first_grid(shape, strategy, width, (1 << 31) - 1);
+                            assert!(grid.is_ok(), "{:?} {:?}", case, axis);
+                            let chunks = fold_plan(shape, strategy).map_or(1, |f| f.chunks);
+                            assert!(chunks <= AXIS_MAX_CHUNKS, "{:?} {:?}: {} chunks", case, axis, chunks);
+                        }
                     }
                 }
             }

@@ -20,7 +20,7 @@
 pub mod arg;
 pub(crate) mod plan;
 
-use plan::{column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve};
+use plan::{column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisFold};
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::arg::{enqueue_arg, ArgOp, ArgSlot};
@@ -288,7 +288,8 @@ impl GpuStream {
         let width = column_width(elem, input.as_device_ptr().as_raw(), shape);
         let auto = strategy == AxisStrategy::Auto;
         let line = axis.line(shape);
-        let (shape, strategy) = resolve(axis, shape, elem, width, self.sm_count(), strategy)?;
+        let fold = if matches!(results, Results::Arg { .. }) { AxisFold::Args } else { AxisFold::Values };
+        let (shape, strategy) = resolve(axis, shape, elem, fold, width, self.sm_count(), strategy)?;
         if count == 0 {
             return Ok(());
         }

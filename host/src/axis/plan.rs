@@ -17,6 +17,16 @@ pub const AXIS_MAX_CHUNKS: usize = 64 * AXIS_BLOCK as usize;
 /// by the fold launch); rows of more pieces are folded by the fold launch.
 pub const AXIS_MAX_ROW_PIECES: usize = 8 * WARP_SIZE as usize;
 
+/// What an axis reduction keeps per lane, as far as `Auto` plans it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxisFold {
+    /// A running value: sum, min, max, minmax.
+    Values,
+    /// argmin, argmax: the best 16-byte vector's key and position, its element found at the end
+    /// of the lane's part of the row by reading that vector again.
+    Args,
+}
+
 /// A row-major m×n matrix whose row i starts at element i·lda of the buffer (`lda ≥ n`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AxisShape {
@@ -126,6 +136,12 @@ pub fn column_width(elem: usize, addr: u64, shape: AxisShape) -> u32 {
 /// Pieces of a row that takes a whole block: a warp each ([`kernels::axis::folds_in_block`]).
 const BLOCK_ROW_PIECES: usize = (AXIS_BLOCK / WARP_SIZE) as usize;
 
+/// Elements of this size keep a warp per row for arg ops at any row length, not a block: with a
+/// block each warp has a few batches of a row and then reads its best vector of eight elements
+/// again. bf16 argmax over rows of 16–112 KiB ran 8–37% faster so on an H200 and 1–19% on an
+/// H100 (f32, four elements a vector: the GPUs disagree, and a block stays; tuning log, session 27).
+const ARG_WARP_ROW_ELEM: usize = 2;
+
 /// 16-byte vectors per lane of the `rows` kernel: one batch of loads in flight, and fewer
 /// shuffle levels per row than a lane per vector.
 const VECTORS_PER_LANE: usize = 4;
@@ -141,16 +157,16 @@ pub fn lanes_for(bytes: usize) -> u32 {
     div_ceil(vectors, VECTORS_PER_LANE).next_power_of_two().clamp(2, WARP_SIZE as usize) as u32
 }
 
-/// `Auto`'s dispatch for reducing `shape` of `elem` -byte elements along `axis` on a device
-/// of `sm_count` SMs, columns `width` ([`column_width`]) per thread of the `cols` kernel, first
-/// match:
+/// `Auto`'s dispatch for reducing `shape` of `elem` -byte elements along `axis` as `fold` on a
+/// device of `sm_count` SMs, columns `width` ([`column_width`]) per thread of the `cols` kernel,
+/// first match:
 ///
 /// | case | strategy |
 /// |---|---|
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
 /// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
 /// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split up to `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM (rounded down), each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
-/// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block) |
+/// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block), but arg ops on elements of `ARG_WARP_ROW_ELEM` bytes keep a warp |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
 /// Where that shape is one row of n ≥ 1 elements, the call runs instead as the whole-buffer
@@ -160,16 +176,17 @@ pub fn auto_strategy(
     axis: Axis,
     shape: AxisShape,
     elem: usize,
+    fold: AxisFold,
     width: u32,
     sm_count: u32,
 ) -> (AxisShape, AxisStrategy) {
     let sm = sm_count.max(1) as usize;
     if axis == Axis::Columns && shape.n == 1 && shape.lda == 1 {
-        return auto_strategy(Axis::Rows, AxisShape::new(1, shape.m), elem, 1, sm_count);
+        return auto_strategy(Axis::Rows, AxisShape::new(1, shape.m), elem, fold, 1, sm_count);
     }
     if axis == Axis::Columns && shape.m == 1 {
         // One row: column j is element j alone, the j-th row of a packed n×1 matrix.
-        return auto_strategy(Axis::Rows, AxisShape::new(shape.n, 1), elem, 1, sm_count);
+        return auto_strategy(Axis::Rows, AxisShape::new(shape.n, 1), elem, fold, 1, sm_count);
     }
     if axis == Axis::Columns {
         let threads = div_ceil(shape.n.max(1), width.max(1) as usize);
@@ -193,26 +210,31 @@ pub fn auto_strategy(
     if lanes == WARP_SIZE && shape.m < sm * AXIS_SPLIT_BELOW_WARPS_PER_SM {
         let want = div_ceil(sm * AXIS_SPLIT_WARPS_PER_SM, shape.m.max(1));
         chunks = want.min(row_bytes / AXIS_MIN_CHUNK_BYTES).clamp(1, AXIS_MAX_CHUNKS);
-    } else if lanes == WARP_SIZE && row_bytes >= AXIS_BLOCK_ROW_MIN_BYTES {
+    } else if lanes == WARP_SIZE
+        && row_bytes >= AXIS_BLOCK_ROW_MIN_BYTES
+        && !(fold == AxisFold::Args && elem == ARG_WARP_ROW_ELEM)
+    {
         chunks = BLOCK_ROW_PIECES;
     }
     (shape, AxisStrategy::Rows { lanes, chunks: chunks as u32 })
 }
 
-/// `strategy` for `axis` and `shape`, `Auto` resolved: the shape the kernel sees and a named
+/// `strategy` for `axis` and `shape` (of `elem`-byte elements, reduced as `fold`), `Auto`
+/// resolved: the shape the kernel sees and a named
 /// strategy. `Unsupported` for parameters out of range, or a kernel of the other axis (but a
 /// contiguous column, lda = n = 1, is a row, and the columns of one row are rows of one element).
 pub fn resolve(
     axis: Axis,
     shape: AxisShape,
     elem: usize,
+    fold: AxisFold,
     width: u32,
     sm_count: u32,
     strategy: AxisStrategy,
 ) -> Result<(AxisShape, AxisStrategy)> {
     let bad = |what: &str| Err(Error::Unsupported { what: format!("{:?} for {:?}: {}", strategy, axis, what) });
     match strategy {
-        AxisStrategy::Auto => Ok(auto_strategy(axis, shape, elem, width, sm_count)),
+        AxisStrategy::Auto => Ok(auto_strategy(axis, shape, elem, fold, width, sm_count)),
         AxisStrategy::Rows { lanes, chunks } => {
             if !lanes.is_power_of_two() || lanes > WARP_SIZE || chunks == 0 {
                 return bad("lanes must be a power of two ≤ 32 and chunks ≥ 1");

@@ -77,18 +77,28 @@ fn lanes_follow_the_row_s_vectors() {
 /// `Auto` on the benchmark's shapes (f32, an H100's 132 SMs, aligned rows: float4 columns).
 #[test]
 fn auto_serves_the_benchmark_shapes() {
-    let auto = |axis, m, n| auto_strategy(axis, AxisShape::new(m, n), 4, 4, H100_SMS);
+    let auto = |axis, m, n| auto_strategy(axis, AxisShape::new(m, n), 4, AxisFold::Values, 4, H100_SMS);
     // Many short rows: several rows per warp, a lane per four float4s (at least two lanes).
     assert_eq!(auto(Axis::Rows, 1 << 20, 16), (AxisShape::new(1 << 20, 16), rows(2, 1)));
     assert_eq!(auto(Axis::Rows, 1 << 20, 64), (AxisShape::new(1 << 20, 64), rows(4, 1)));
     // Enough long rows: a warp per row below AXIS_BLOCK_ROW_MIN_BYTES, a block per row (a warp
     // per piece, folded in the block) from it.
-    let bf16 = |m, n| auto_strategy(Axis::Rows, AxisShape::new(m, n), 2, 8, H100_SMS).1;
+    let bf16 = |m, n| auto_strategy(Axis::Rows, AxisShape::new(m, n), 2, AxisFold::Values, 8, H100_SMS).1;
     assert_eq!(auto(Axis::Rows, 4096, 2048).1, rows(32, 1));
     assert_eq!(bf16(4096, 4096), rows(32, 1));
     assert_eq!(auto(Axis::Rows, 4096, 4096).1, rows(32, 8));
     assert_eq!(auto(Axis::Rows, 8192, 28_672).1, rows(32, 8));
     assert_eq!(bf16(8192, 28_672), rows(32, 8));
+    // Arg ops on 2-byte elements keep a warp per row; on f32 they take a block as the values do.
+    let arg = |elem, m, n| {
+        auto_strategy(Axis::Rows, AxisShape::new(m, n), elem, AxisFold::Args, 16 / elem as u32, H100_SMS).1
+    };
+    assert_eq!(arg(2, 8192, 28_672), rows(32, 1));
+    assert_eq!(arg(2, 4096, 8192), rows(32, 1));
+    assert_eq!(arg(4, 4096, 4096), rows(32, 8));
+    assert_eq!(arg(4, 8192, 28_672), rows(32, 8));
+    assert_eq!(arg(1, 4096, 16_384), rows(32, 8), "bytes: not measured, a block");
+    assert_eq!(arg(2, 32, 128_256), bf16(32, 128_256), "split rows alike");
     assert_eq!(fold_plan(AxisShape::new(4096, 4096), rows(32, 8)), None);
     // Few long rows: split, chunks of at least AXIS_MIN_CHUNK_BYTES.
     assert_eq!(auto(Axis::Rows, 32, 128_256).1, rows(32, (128_256 * 4 / AXIS_MIN_CHUNK_BYTES) as u32));
@@ -98,19 +108,19 @@ fn auto_serves_the_benchmark_shapes() {
     assert_eq!(auto(Axis::Columns, 1 << 26, 1), auto(Axis::Rows, 1, 1 << 26));
     // Columns: tiles of a thread per float4 of n (to the block), rows split to fill the device.
     assert_eq!(auto(Axis::Columns, 4096, 4096).1, AxisStrategy::Columns { tile: 256, splits: 64 });
-    let bf16_square = auto_strategy(Axis::Columns, AxisShape::new(4096, 4096), 2, 8, H100_SMS).1;
+    let bf16_square = auto_strategy(Axis::Columns, AxisShape::new(4096, 4096), 2, AxisFold::Values, 8, H100_SMS).1;
     assert_eq!(bf16_square, AxisStrategy::Columns { tile: 256, splits: 64 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 64).1, AxisStrategy::Columns { tile: 16, splits: 264 });
     assert_eq!(auto(Axis::Columns, 1 << 20, 16).1, AxisStrategy::Columns { tile: 4, splits: 256 });
     // Splits rounded down to at most two blocks per SM: 28 column tiles of f32 take 9 (252
     // blocks), the 14 of bf16 take 18, not the 10 and 19 that leave a few SMs a third block.
     assert_eq!(auto(Axis::Columns, 8192, 28_672).1, AxisStrategy::Columns { tile: 256, splits: 9 });
-    let bf16_columns = auto_strategy(Axis::Columns, AxisShape::new(8192, 28_672), 2, 8, H100_SMS).1;
+    let bf16_columns = auto_strategy(Axis::Columns, AxisShape::new(8192, 28_672), 2, AxisFold::Values, 8, H100_SMS).1;
     assert_eq!(bf16_columns, AxisStrategy::Columns { tile: 256, splits: 18 });
     // Few rows: no split below AXIS_VECTOR_MIN_ROWS_PER_THREAD rows per thread.
     assert_eq!(auto(Axis::Columns, 32, 128_256).1, AxisStrategy::Columns { tile: 256, splits: 1 });
     // A column per thread (rows not 16-byte aligned): tiles as wide as n.
-    let scalar = |m, n| auto_strategy(Axis::Columns, AxisShape::new(m, n), 4, 1, H100_SMS).1;
+    let scalar = |m, n| auto_strategy(Axis::Columns, AxisShape::new(m, n), 4, AxisFold::Values, 1, H100_SMS).1;
     assert_eq!(scalar(4096, 4096), AxisStrategy::Columns { tile: 256, splits: 66 });
     assert_eq!(scalar(1 << 20, 64), AxisStrategy::Columns { tile: 64, splits: 1056 });
     // The columns of one row are rows of one element.
@@ -123,12 +133,15 @@ fn every_auto_choice_is_a_valid_named_strategy() {
     for &(m, n) in [(0, 0), (1, 1), (31, 33), (33, 1), (1000, 3), (5, 100_000), (2, 1 << 24), (1 << 20, 16)].iter() {
         for &axis in [Axis::Rows, Axis::Columns].iter() {
             for &(elem, width) in [(1, 1), (1, 16), (2, 8), (4, 1), (4, 4), (8, 2)].iter() {
-                let (s, strategy) = auto_strategy(axis, AxisShape::new(m, n), elem, width, H100_SMS);
-                assert_eq!(resolve(axis, AxisShape::new(m, n), elem, width, H100_SMS, strategy), Ok((s, strategy)));
-                if let Some(f) = fold_plan(s, strategy) {
-                    assert!(f.chunks <= AXIS_MAX_CHUNKS, "{:?}", f);
-                    let rows = matches!(strategy, AxisStrategy::Rows { .. });
-                    assert_eq!(f.by_last_piece, rows && f.chunks <= AXIS_MAX_ROW_PIECES, "{:?}", f);
+                for &fold in [AxisFold::Values, AxisFold::Args].iter() {
+                    let shape = AxisShape::new(m, n);
+                    let (s, strategy) = auto_strategy(axis, shape, elem, fold, width, H100_SMS);
+                    assert_eq!(resolve(axis, shape, elem, fold, width, H100_SMS, strategy), Ok((s, strategy)));
+                    if let Some(f) = fold_plan(s, strategy) {
+                        assert!(f.chunks <= AXIS_MAX_CHUNKS, "{:?}", f);
+                        let rows = matches!(strategy, AxisStrategy::Rows { .. });
+                        assert_eq!(f.by_last_piece, rows && f.chunks <= AXIS_MAX_ROW_PIECES, "{:?}", f);
+                    }
                 }
             }
         }
@@ -139,17 +152,31 @@ fn every_auto_choice_is_a_valid_named_strategy() {
 fn named_strategies_out_of_range_or_of_the_other_axis_are_refused() {
     let shape = AxisShape::new(10, 10);
     for &bad in [rows(3, 1), rows(64, 1), rows(4, 0)].iter() {
-        assert!(matches!(resolve(Axis::Rows, shape, 4, 1, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
+        assert!(
+            matches!(resolve(Axis::Rows, shape, 4, AxisFold::Values, 1, 1, bad), Err(Error::Unsupported { .. })),
+            "{:?}",
+            bad
+        );
     }
     for &bad in [AxisStrategy::Columns { tile: 3, splits: 1 }, AxisStrategy::Columns { tile: 512, splits: 1 }].iter() {
-        assert!(matches!(resolve(Axis::Columns, shape, 4, 1, 1, bad), Err(Error::Unsupported { .. })), "{:?}", bad);
+        assert!(
+            matches!(resolve(Axis::Columns, shape, 4, AxisFold::Values, 1, 1, bad), Err(Error::Unsupported { .. })),
+            "{:?}",
+            bad
+        );
     }
     let cols = AxisStrategy::Columns { tile: 32, splits: 2 };
-    assert!(matches!(resolve(Axis::Rows, shape, 4, 1, 1, cols), Err(Error::Unsupported { .. })));
-    assert!(matches!(resolve(Axis::Columns, shape, 4, 1, 1, rows(32, 1)), Err(Error::Unsupported { .. })));
+    assert!(matches!(resolve(Axis::Rows, shape, 4, AxisFold::Values, 1, 1, cols), Err(Error::Unsupported { .. })));
+    assert!(matches!(
+        resolve(Axis::Columns, shape, 4, AxisFold::Values, 1, 1, rows(32, 1)),
+        Err(Error::Unsupported { .. })
+    ));
     let column = AxisShape::new(10, 1).with_lda(1);
-    assert_eq!(resolve(Axis::Columns, column, 4, 1, 1, rows(32, 2)), Ok((AxisShape::new(1, 10), rows(32, 2))));
-    assert_eq!(resolve(Axis::Columns, shape, 4, 1, 1, cols), Ok((shape, cols)));
+    assert_eq!(
+        resolve(Axis::Columns, column, 4, AxisFold::Values, 1, 1, rows(32, 2)),
+        Ok((AxisShape::new(1, 10), rows(32, 2)))
+    );
+    assert_eq!(resolve(Axis::Columns, shape, 4, AxisFold::Values, 1, 1, cols), Ok((shape, cols)));
 }
 
 #[test]
@@ -167,13 +194,13 @@ fn splits_plan_a_fold_over_each_result_s_partials_in_order() {
     assert!(fold_plan(shape, rows(32, most as u32)).unwrap().by_last_piece);
     assert!(!fold_plan(shape, rows(32, most as u32 + 1)).unwrap().by_last_piece);
     // Few rows split to fill the device take more pieces (2 rows on 132 SMs: 1056).
-    let (s, few) = auto_strategy(Axis::Rows, AxisShape::new(2, 1 << 24), 4, 1, H100_SMS);
+    let (s, few) = auto_strategy(Axis::Rows, AxisShape::new(2, 1 << 24), 4, AxisFold::Values, 1, H100_SMS);
     assert_eq!(few, rows(32, 132 * 16 / 2));
     assert!(!fold_plan(s, few).unwrap().by_last_piece);
     // 32 × 128,256 f32 (62 pieces a row) and 16 × 2^22 f32 (132) by the last piece; 8 × 2^22
     // (264) by the launch.
     for &(m, n, by_last_piece) in [(32, 128_256, true), (16, 1 << 22, true), (8, 1 << 22, false)].iter() {
-        let (s, split) = auto_strategy(Axis::Rows, AxisShape::new(m, n), 4, 1, H100_SMS);
+        let (s, split) = auto_strategy(Axis::Rows, AxisShape::new(m, n), 4, AxisFold::Values, 1, H100_SMS);
         assert_eq!(fold_plan(s, split).unwrap().by_last_piece, by_last_piece, "{}x{}", m, n);
     }
     // Columns: every (split, phase) pair is a chunk, even with one split.

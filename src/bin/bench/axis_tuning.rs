@@ -1,9 +1,10 @@
 //! Tuning of the axis kernels on the dense shapes of data/axis_shapes.csv, cold (inputs rotated
-//! past L2), f32 and bf16. `AXIS_TUNING_SHAPE=MxN` keeps one shape.
+//! past L2), f32 and bf16. `AXIS_TUNING_SHAPE=MxN` times that one shape instead, listed or not.
 //! - `axis-tuning`: the `cols` kernel, `Auto`'s row splits against half, 1.5 and twice as many
 //!   (or the list in `AXIS_TUNING_SPLITS`), column sums and argmax.
-//! - `axis-rows-tuning`: rows of a warp per row (lanes 32), `Auto`'s pieces per row against
-//!   half, 1.5 and twice as many (or the list in `AXIS_TUNING_CHUNKS`), row sums, max and argmax.
+//! - `axis-rows-tuning`: rows of a warp per row (lanes 32), `Auto`'s pieces per row for values
+//!   against half, 1.5 and twice as many (or the list in `AXIS_TUNING_CHUNKS`), row sums, max and
+//!   argmax, each row naming `Auto`'s pieces for its op.
 use crate::axis_shapes::{self, AxisCase};
 use crate::harness::{
     buffers, rotation,
@@ -13,8 +14,8 @@ use crate::harness::{
 use crate::timing::{gbps, median_ms};
 use cudakernels::cust::memory::DeviceBuffer;
 use cudakernels::{
-    auto_strategy, bf16, column_width, fold_plan, ArgOp, Axis, AxisShape, AxisStrategy, Gpu, GpuStream, Result,
-    TypedElement, TypedOp, AXIS_MAX_CHUNKS,
+    auto_strategy, bf16, column_width, fold_plan, ArgOp, Axis, AxisFold, AxisShape, AxisStrategy, Gpu, GpuStream,
+    Result, TypedElement, TypedOp, AXIS_MAX_CHUNKS,
 };
 
 const TABLE: Table = Table::markdown(
@@ -49,23 +50,33 @@ enum Tuned {
     Rows,
 }
 
-/// `tuned` on each dense shape that `wanted` takes and `AXIS_TUNING_SHAPE` keeps, f32 then bf16.
+/// `tuned` on `AXIS_TUNING_SHAPE` (`MxN`) or else on each dense shape of the list that `wanted`
+/// takes, f32 then bf16.
 fn each_shape(s: &GpuStream, wanted: impl Fn(usize, usize) -> bool, tuned: Tuned) -> Result<()> {
-    for case in axis_shapes::all() {
-        if let AxisCase::Dense { m, n } = case {
-            let kept = std::env::var("AXIS_TUNING_SHAPE").map_or(true, |w| w == format!("{}x{}", m, n));
-            if wanted(m, n) && kept {
-                let f32s = |i: usize| (i % 1000) as f32 * 0.5 - 250.0;
-                match tuned {
-                    Tuned::Columns => {
-                        columns(s, m, n, f32s)?;
-                        columns(s, m, n, |i| bf16::from_f32(f32s(i)))?;
-                    }
-                    Tuned::Rows => {
-                        rows(s, m, n, f32s)?;
-                        rows(s, m, n, |i| bf16::from_f32(f32s(i)))?;
-                    }
-                }
+    let shapes: Vec<(usize, usize)> = match std::env::var("AXIS_TUNING_SHAPE") {
+        Ok(w) => {
+            let mn: Vec<usize> = w.split('x').filter_map(|v| v.trim().parse().ok()).collect();
+            assert!(mn.len() == 2, "AXIS_TUNING_SHAPE={:?}: expected MxN", w);
+            vec![(mn[0], mn[1])]
+        }
+        Err(_) => axis_shapes::all()
+            .into_iter()
+            .filter_map(|case| match case {
+                AxisCase::Dense { m, n } if wanted(m, n) => Some((m, n)),
+                _ => None,
+            })
+            .collect(),
+    };
+    for (m, n) in shapes {
+        let f32s = |i: usize| (i % 1000) as f32 * 0.5 - 250.0;
+        match tuned {
+            Tuned::Columns => {
+                columns(s, m, n, f32s)?;
+                columns(s, m, n, |i| bf16::from_f32(f32s(i)))?;
+            }
+            Tuned::Rows => {
+                rows(s, m, n, f32s)?;
+                rows(s, m, n, |i| bf16::from_f32(f32s(i)))?;
             }
         }
     }
@@ -122,8 +133,12 @@ impl<T: TypedElement> Outputs<T> {
 fn rows<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<()> {
     let (shape, elem) = (AxisShape::new(m, n), std::mem::size_of::<T>());
     let bytes = m * n * elem;
-    let auto_chunks = match auto_strategy(Axis::Rows, shape, elem, 1, s.sm_count()).1 {
-        AxisStrategy::Rows { lanes: 32, chunks } => chunks as usize,
+    let auto_of = |fold| match auto_strategy(Axis::Rows, shape, elem, fold, 1, s.sm_count()).1 {
+        AxisStrategy::Rows { lanes: 32, chunks } => Some(chunks as usize),
+        _ => None,
+    };
+    let (auto_chunks, auto_arg_chunks) = match (auto_of(AxisFold::Values), auto_of(AxisFold::Args)) {
+        (Some(values), Some(args)) => (values, args),
         _ => return Ok(()),
     };
     let inputs = buffers(rotation(s, bytes), m * n, fill)?;
@@ -137,7 +152,7 @@ fn rows<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize)
                 T::NAME.into(),
                 op.into(),
                 (chunks as f64).into(),
-                (auto_chunks as f64).into(),
+                (if op == "argmax" { auto_arg_chunks } else { auto_chunks } as f64).into(),
                 (ms * 1e3).into(),
                 gbps(bytes, ms).into(),
             ]);
@@ -151,7 +166,7 @@ fn columns<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usi
     let bytes = m * n * elem;
     let inputs = buffers(rotation(s, bytes), m * n, fill)?;
     let width = column_width(elem, inputs[0].as_device_ptr().as_raw(), shape);
-    let auto = auto_strategy(Axis::Columns, shape, elem, width, s.sm_count()).1;
+    let auto = auto_strategy(Axis::Columns, shape, elem, AxisFold::Values, width, s.sm_count()).1;
     let (tile, auto_splits) = match auto {
         AxisStrategy::Columns { tile, splits } => (tile, splits as usize),
         _ => return Ok(()),
