@@ -138,8 +138,9 @@ const BLOCK_ROW_PIECES: usize = (AXIS_BLOCK / WARP_SIZE) as usize;
 
 /// Elements of this size keep a warp per row for arg ops at any row length, not a block: with a
 /// block each warp has a few batches of a row and then reads its best vector of eight elements
-/// again. bf16 argmax over rows of 16–112 KiB ran 8–37% faster so on an H200 and 1–19% on an
-/// H100 (f32, four elements a vector: the GPUs disagree, and a block stays; tuning log, session 27).
+/// again. bf16 argmax over rows of 16–112 KiB took 7–37% less time so on an H200 and 1–19% on
+/// an H100 (f32, four elements a vector: the GPUs disagree, and a block stays; tuning log,
+/// session 27).
 const ARG_WARP_ROW_ELEM: usize = 2;
 
 /// 16-byte vectors per lane of the `rows` kernel: one batch of loads in flight, and fewer
