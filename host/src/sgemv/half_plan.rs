@@ -64,8 +64,8 @@ pub fn half_gemv_choice(shape: &SgemvShape, layout: &SgemvLayout, sizes: [usize;
 }
 
 /// Tiles of [`RowWalk::Short`] per resident warp below which short rows walk as
-/// [`RowWalk::ShallowShort`]: on the H200's attention scores, 1.3 deep tiles per warp ran
-/// 10–16% faster shallow, 2.6 within 2%, 5.2 and more 7–14% slower (tuning log, four rows a
+/// [`RowWalk::ShallowShort`]: on the H200's attention scores, 0.3–1.3 deep tiles per warp ran
+/// 8–16% faster shallow, 2.6 within 2%, 5.2 and more 7–14% slower (tuning log, four rows a
 /// group).
 pub const SHALLOW_TILES_PER_WARP: usize = 2;
 
