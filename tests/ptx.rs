@@ -9,13 +9,25 @@ use cudakernels::{
     AXIS_ARG_OPS, AXIS_KERNELS, AXIS_TYPES, GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
 };
 
-/// The body of entry point `name` (from its `.entry` line to the next entry).
+/// The entry point whose `.entry` line starts at byte `start` of the PTX: its name and its text
+/// (from that line to the next entry).
+fn entry_at(start: usize) -> (&'static str, &'static str) {
+    let rest = &PTX[start..];
+    let end = rest[1..].find(".entry ").map_or(rest.len(), |e| e + 1);
+    let name = rest[".entry ".len()..].split('(').next().unwrap_or("");
+    (name, &rest[..end])
+}
+
+/// Every entry point of the PTX, in order ([`entry_at`]).
+fn entries() -> impl Iterator<Item = (&'static str, &'static str)> {
+    PTX.match_indices(".entry ").map(|(start, _)| entry_at(start))
+}
+
+/// The text of entry point `name` (from its `.entry` line to the next entry).
 fn entry(name: &str) -> &'static str {
     let start =
         PTX.find(&format!(".entry {}(", name)).unwrap_or_else(|| panic!("entry point {} missing from the PTX", name));
-    let rest = &PTX[start + 1..];
-    let end = rest.find(".entry ").map(|e| start + 1 + e).unwrap_or(PTX.len());
-    &PTX[start..end]
+    entry_at(start).1
 }
 
 fn typed_names() -> Vec<String> {
@@ -334,16 +346,14 @@ fn kernels_launched_with_1024_threads_fit_64_registers() {
 /// Every entry point takes at most the parameters a host launch holds (`MAX_KERNEL_PARAMS`).
 #[test]
 fn every_entry_point_fits_the_host_launch() {
-    let mut entries = 0;
-    for (start, _) in PTX.match_indices(".entry ") {
-        let rest = &PTX[start..];
-        let params = &rest[..rest.find(')').expect("a parameter list")];
-        let name = params[".entry ".len()..].split('(').next().unwrap_or("");
+    let mut checked = 0;
+    for (name, text) in entries() {
+        let params = &text[..text.find(')').expect("a parameter list")];
         let count = params.matches(".param").count();
         assert!(count <= cudakernels::config::MAX_KERNEL_PARAMS, "{} takes {} parameters", name, count);
-        entries += 1;
+        checked += 1;
     }
-    assert!(entries > 0, "no entry points found");
+    assert!(checked > 0, "no entry points found");
 }
 
 /// Every entry point opens with the grid-wait marker, which `build.rs` makes
@@ -353,12 +363,9 @@ fn every_entry_point_fits_the_host_launch() {
 #[test]
 fn every_entry_point_waits_for_the_prerequisite_grids_first() {
     const BEFORE_THE_WAIT: [&str; 7] = ["{", ".reg ", ".shared ", "//", "ld.param.", "cvta.to.global.", "mov."];
-    let mut entries = 0;
-    for (start, _) in PTX.match_indices(".entry ") {
-        let rest = &PTX[start..];
-        let name = rest[".entry ".len()..].split('(').next().unwrap_or("");
-        let end = rest[1..].find(".entry ").map(|e| e + 1).unwrap_or(rest.len());
-        let body = &rest[rest.find('{').expect("a body")..end];
+    let mut checked = 0;
+    for (name, text) in entries() {
+        let body = &text[text.find('{').expect("a body")..];
         assert_eq!(body.matches(GRID_WAIT_MARKER).count(), 1, "{} does not wait once for the prerequisite grids", name);
         let before = &body[..body.find(GRID_WAIT_MARKER).unwrap()];
         for line in before.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -369,8 +376,8 @@ fn every_entry_point_waits_for_the_prerequisite_grids_first() {
                 line
             );
         }
-        entries += 1;
+        checked += 1;
     }
-    assert_eq!(entries, PTX.matches(GRID_WAIT_MARKER).count(), "a marker outside the entry points");
-    assert!(entries > 400, "only {} entry points found", entries);
+    assert_eq!(checked, PTX.matches(GRID_WAIT_MARKER).count(), "a marker outside the entry points");
+    assert!(checked > 400, "only {} entry points found", checked);
 }
