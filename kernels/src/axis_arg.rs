@@ -5,7 +5,8 @@
 //! Four kernels per (op, type), `axis_arg_{kernel}_{op}_{type}`, laid out as [`crate::axis`]'s:
 //! - `rows`: a group of `lanes` lanes per row, chunk of a row or segment; each lane keeps the
 //!   first 16-byte vector with its furthest extreme and finds the lane at the end
-//!   ([`fold_arg_range`]), then the group picks among its lanes' pairs.
+//!   ([`fold_arg_range`]), then the group picks among its lanes' pairs. A row per block
+//!   ([`arg_rows_per_block`]) folds the lanes' vectors first and finds the lane once.
 //! - `cols`: a thread per column, or per 16-byte vector of columns, over a range of rows, every
 //!   (B / tile)-th row.
 //! - `fold`: a group of lanes (up to four partials a lane) or a block per item picks among its
@@ -42,10 +43,10 @@ use crate::{
     axis::{fold_partials, folds_in_block, for_thread_elements, for_thread_rows, item_range, walk_columns},
     block,
     config::{ValueIndex, WARP_SIZE},
-    ops::arg::{ArgElement, ArgFold, ArgOf, Direction, Largest, Smallest, Track},
+    ops::arg::{ArgElement, ArgFold, ArgOf, Direction, FurthestTrack, Largest, Smallest, Track},
     ops::ReduceOp,
     piece_fold::walk_pieces,
-    thread::{block_index, fold_arg_range, fold_arg_range_piece, grid_blocks},
+    thread::{block_index, fold_arg_range, fold_arg_range_piece, grid_blocks, track_arg_range_piece},
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -95,7 +96,7 @@ impl<T: Copy> ArgLines<T> {
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
+unsafe fn arg_rows_body<E: ArgElement, D: Direction<E>>(
     input: *const E,
     rows: usize,
     n: usize,
@@ -111,15 +112,15 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
         }
         return for_thread_rows(rows, |row| {
             let p = input.add(row * lda);
-            let mut acc = O::identity();
+            let mut acc = ArgOf::<E, D>::identity();
             for k in 0..n {
-                acc = O::combine(acc, O::element(*p.add(k), k as u64));
+                acc = ArgOf::<E, D>::combine(acc, ValueIndex { value: *p.add(k), index: k as u64 });
             }
             out.store(row, acc);
         });
     }
     if offsets.is_null() && folds_in_block(lanes, chunks) && block_dim_x() / lanes == chunks {
-        return arg_rows_per_block::<E, O>(input, rows, n, lda, out);
+        return arg_rows_per_block::<E, D>(input, rows, n, lda, out);
     }
     let tid = thread_idx_x();
     let (group, lane) = ((tid / lanes) as usize, (tid % lanes) as usize);
@@ -135,8 +136,8 @@ unsafe fn arg_rows_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
             if item < items { item_range(item, n, lda, offsets, chunks as usize, E::PER_VEC) } else { (0, 0) };
         // Indices within the row (a chunk's from its offset in the row) or the segment.
         let origin = if offsets.is_null() && item < items { item / chunks as usize * lda } else { begin };
-        let v = fold_arg_range::<E, O>(input.add(begin), end - begin, lane, lanes as usize, begin - origin);
-        let v = warp::group_reduce::<O>(v, lanes);
+        let v = fold_arg_range::<E, ArgOf<E, D>>(input.add(begin), end - begin, lane, lanes as usize, begin - origin);
+        let v = warp::group_reduce::<ArgOf<E, D>>(v, lanes);
         if lane == 0 && item < items {
             out.store(item, v);
         }
@@ -170,11 +171,14 @@ unsafe fn arg_pieces_body<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
 }
 
 /// `rows` of a row per block ([`folds_in_block`]): block b takes rows b, b + grid, …, its warp
-/// w piece w of each ([`fold_arg_range_piece`], without its prefetch: the `rows` entries keep
-/// their registers); the block folds its warps' pairs in order.
+/// w piece w of each ([`track_arg_range_piece`], without its prefetch: the `rows` entries keep
+/// their registers). The block folds its lanes' tracks (the furthest key, then the first
+/// vector: [`FurthestTrack`]), warps by shuffles and then in order, and thread 0 alone reads the
+/// winning vector again. Piece 0 holds the elements outside the row's vectors; its warp folds
+/// their pairs where the row has any.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
-unsafe fn arg_rows_per_block<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
+unsafe fn arg_rows_per_block<E: ArgElement, D: Direction<E>>(
     input: *const E,
     rows: usize,
     n: usize,
@@ -183,14 +187,18 @@ unsafe fn arg_rows_per_block<E: ArgElement, O: ArgFold<E, Acc = ValueIndex<E>>>(
 ) {
     let tid = thread_idx_x();
     let piece = ((tid / WARP_SIZE) as usize, (block_dim_x() / WARP_SIZE) as usize);
+    let lane = (tid % WARP_SIZE) as usize;
     let mut row = block_index();
     // The same rows for every thread of the block: each meets the fold's barriers.
     while row < rows {
-        let lane = (tid % WARP_SIZE) as usize;
-        let v = fold_arg_range_piece::<E, O, false>(input.add(row * lda), n, piece, lane, WARP_SIZE as usize);
-        let v = block::fold_warps::<O>(warp::reduce::<O>(v));
+        let t =
+            track_arg_range_piece::<E, ArgOf<E, D>, false>(input.add(row * lda), n, piece, lane, WARP_SIZE as usize);
+        let best = block::fold_warps::<FurthestTrack<E, D>>(warp::reduce::<FurthestTrack<E, D>>(t.tracks));
+        // The same in every lane of warp 0 (one row): the shuffles stay converged.
+        let edges =
+            if piece.0 == 0 && t.has_edges { warp::reduce::<ArgOf<E, D>>(t.edges) } else { ArgOf::<E, D>::identity() };
         if tid == 0 {
-            out.store(row, v);
+            out.store(row, ArgOf::<E, D>::combine(edges, best.resolve(t.nvec, t.head, |v| t.vector(v))));
         }
         row += grid_blocks();
     }
@@ -250,7 +258,7 @@ macro_rules! axis_arg_entries {
             ) {
                 crate::grid_dependency::wait_for_prerequisite_grids();
                 let out = ArgLines { partials, values, indices, wide };
-                arg_rows_body::<$e, ArgOf<$e, $dir>>(input, rows, n, lda, offsets, lanes, chunks, out)
+                arg_rows_body::<$e, $dir>(input, rows, n, lda, offsets, lanes, chunks, out)
             }
             #[cfg(target_os = "cuda")]
             #[kernel]

@@ -303,16 +303,57 @@ pub unsafe fn fold_arg_range<E: ArgElement, O: ArgFold<E>>(
 }
 
 /// One lane's (value, index) pair(s) of piece `piece` of `pieces` of the `n` elements at `base`
-/// for arg operator `O`: the batches of [`fold_range_piece`], vectors kept as in
-/// [`fold_arg_range`], with or without `PREFETCH`; indices count from `base`.
+/// for arg operator `O`: [`track_arg_range_piece`], resolved by the lane itself.
 #[inline(always)]
 pub unsafe fn fold_arg_range_piece<E: ArgElement, O: ArgFold<E>, const PREFETCH: bool>(
+    base: *const E,
+    n: usize,
+    piece: (usize, usize),
+    lane: usize,
+    lanes: usize,
+) -> O::Acc {
+    track_arg_range_piece::<E, O, PREFETCH>(base, n, piece, lane, lanes).resolve()
+}
+
+/// A lane's share of an arg reduction over a range before it finds its elements: the tracks of
+/// its 16-byte vectors and its pair(s) of the elements outside them (piece 0's share of the
+/// range's head and tail).
+pub struct ArgTracks<E: ArgElement, O: ArgFold<E>> {
+    pub tracks: O::State,
+    pub edges: O::Acc,
+    /// The range's vectors: `nvec` of them, from element `head`.
+    pub vecs: *const [u32; 4],
+    pub nvec: usize,
+    pub head: usize,
+    /// Whether the range has elements outside its vectors (the same for every piece of it).
+    pub has_edges: bool,
+}
+
+impl<E: ArgElement, O: ArgFold<E>> ArgTracks<E, O> {
+    /// Vector `v` of the range.
+    #[inline(always)]
+    pub unsafe fn vector(&self, v: usize) -> [u32; 4] {
+        load_v4(self.vecs.add(v))
+    }
+
+    /// The lane's pair(s): its tracks resolved by reading their vectors again, with its edges.
+    #[inline(always)]
+    pub unsafe fn resolve(self) -> O::Acc {
+        let vecs = self.vecs;
+        O::combine(self.edges, O::resolve(self.tracks, self.nvec, self.head, |v| load_v4(vecs.add(v))))
+    }
+}
+
+/// [`fold_arg_range_piece`]'s tracks: the batches of [`fold_range_piece`], vectors kept as in
+/// [`fold_arg_range`], with or without `PREFETCH`; indices count from `base`.
+#[inline(always)]
+pub unsafe fn track_arg_range_piece<E: ArgElement, O: ArgFold<E>, const PREFETCH: bool>(
     base: *const E,
     n: usize,
     (piece, pieces): (usize, usize),
     lane: usize,
     lanes: usize,
-) -> O::Acc {
+) -> ArgTracks<E, O> {
     let (head, nvec, tail) = vector_split(core::slice::from_raw_parts(base, n));
     let mut acc = O::identity();
     if piece == 0 {
@@ -362,7 +403,7 @@ pub unsafe fn fold_arg_range_piece<E: ArgElement, O: ArgFold<E>, const PREFETCH:
         O::see(&mut state, &load_v4(vecs.add(i)), i);
         i += lanes;
     }
-    O::combine(acc, O::resolve(state, nvec, head, |v| load_v4(vecs.add(v))))
+    ArgTracks { tracks: state, edges: acc, vecs, nvec, head, has_edges: head > 0 || tail < n }
 }
 
 /// Dot product of four A values with four x values (float4 loads as raw words).

@@ -9,6 +9,7 @@ pub use crate::arg_order::{Largest, Smallest};
 use crate::config::{MinMax as Pair, ValueIndex, WARP_SIZE};
 use crate::packed::byte_vec_extreme;
 use crate::shuffle::Shuffle;
+use crate::warp::segment_reduce;
 use core::marker::PhantomData;
 
 /// The index of a pair that holds no element yet: above every real index, so it loses ties.
@@ -290,16 +291,7 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
         head: usize,
         load: impl Fn(usize) -> [u32; 4],
     ) -> ValueIndex<T> {
-        let mut t = self;
-        let mut mask = WARP_SIZE / 2;
-        while mask > 0 {
-            let (key, vec) = (T::shfl_key(t.key, mask), (t.vec as u64).shfl_xor(mask) as usize);
-            if D::further(key, t.key) || (key == t.key && vec < t.vec) {
-                t.key = key;
-                t.vec = vec;
-            }
-            mask /= 2;
-        }
+        let t = segment_reduce::<FurthestTrack<T, D>, WARP_SIZE>(self);
         if lane != 0 {
             return ArgOf::<T, D>::identity();
         }
@@ -326,6 +318,32 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
             }
         }
         ValueIndex { value, index: (head + self.vec * T::PER_VEC + lane) as u64 }
+    }
+}
+
+/// Tracks as a reduction: the furthest key, then the smaller vector (threads' vectors are
+/// disjoint, and the first element of the smaller comes first). Its identity, a track of no
+/// vector, loses to every track of one, since no element's key falls short of `START`'s.
+pub struct FurthestTrack<T, D>(PhantomData<(T, D)>);
+
+impl<T: ArgElement, D: Direction<T>> ReduceOp for FurthestTrack<T, D> {
+    type Acc = Track<T, D>;
+    #[inline(always)]
+    fn identity() -> Track<T, D> {
+        Track { key: D::key(D::START), vec: usize::MAX, dir: PhantomData }
+    }
+    #[inline(always)]
+    fn combine(a: Track<T, D>, b: Track<T, D>) -> Track<T, D> {
+        let take_b = D::further(b.key, a.key) || (b.key == a.key && b.vec < a.vec);
+        // Field by field, as `pick`.
+        Track { key: if take_b { b.key } else { a.key }, vec: if take_b { b.vec } else { a.vec }, dir: PhantomData }
+    }
+}
+
+impl<T: ArgElement, D> Shuffle for Track<T, D> {
+    #[inline(always)]
+    unsafe fn shfl_xor(self, mask: u32) -> Self {
+        Track { key: T::shfl_key(self.key, mask), vec: (self.vec as u64).shfl_xor(mask) as usize, dir: PhantomData }
     }
 }
 
