@@ -67,6 +67,20 @@ pub unsafe fn group_reduce<O: ReduceOp>(mut v: O::Acc, lanes: u32) -> O::Acc {
     v
 }
 
+/// `if c { a } else { b }` as one `selp`. Written as a select, this codegen may branch on `c`
+/// instead, and with the shuffles after it copied into both arms, a warp whose lanes differ in
+/// `c` runs each arm's shuffles in turn.
+#[inline(always)]
+fn select(c: bool, a: f32, b: f32) -> f32 {
+    let r: f32;
+    unsafe {
+        asm!("{{ .reg .pred p; setp.ne.u32 p, {c}, 0; selp.f32 {r}, {a}, {b}, p; }}",
+             r = out(reg32) r, c = in(reg32) c as u32, a = in(reg32) a, b = in(reg32) b,
+             options(pure, nomem, nostack));
+    }
+    r
+}
+
 /// The sums of `K` values (a power of two ≤ `lanes`) over each group of `lanes` lanes (a power
 /// of two ≤ 32, the same in every lane), spread over the group: returns (the sum of value k,
 /// k), where k is read from lane bits `lanes / 2`, `lanes / 4`, …, `lanes / K` of this lane (the
@@ -83,7 +97,7 @@ pub unsafe fn group_sums<const K: usize>(mut v: [f32; K], lanes: u32) -> (f32, u
     for _ in 0..K.trailing_zeros() {
         let upper = sub & mask != 0;
         for j in 0..half {
-            let (keep, send) = if upper { (v[j + half], v[j]) } else { (v[j], v[j + half]) };
+            let (keep, send) = (select(upper, v[j + half], v[j]), select(upper, v[j], v[j + half]));
             v[j] = keep + send.shfl_xor(mask);
         }
         if upper {
