@@ -294,6 +294,27 @@ fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
     assert!(entry("axis_arg_rows_argmin_f16").contains("min.NaN.f16x2"));
 }
 
+/// The load batches that ptxas would otherwise split end with `issue_loads_together`'s
+/// CTA-scope fence, and only those: the `_tv` passes over A of halves, the `_nv` long walk with
+/// x of halves, and the axis column walks (`cols`, values and arg).
+#[test]
+fn split_load_batches_end_with_the_cta_fence() {
+    const FENCE: &str = "fence.acq_rel.cta";
+    let mut fenced: Vec<String> = GEMV_KERNELS
+        .iter()
+        .filter(|e| e.loads == GemvLoads::Vector && if e.op == Op::T { e.a != "f32" } else { e.x != "f32" })
+        .map(|e| e.name.to_string())
+        .collect();
+    assert_eq!(fenced.len(), 12, "eight `_tv` and four `_nv` entries");
+    fenced.extend(axis_names("cols"));
+    for op in AXIS_ARG_OPS.iter() {
+        fenced.extend(AXIS_TYPES.iter().map(|t| format!("axis_arg_cols_{}_{}", op, t)));
+    }
+    for (name, body) in entries() {
+        assert_eq!(body.contains(FENCE), fenced.iter().any(|f| f == name), "{}: the fence after its load batch", name);
+    }
+}
+
 /// Registers of every entry point in the sm_90 SASS of the committed PTX, from the pinned
 /// `ptxas -v` (the `PTXAS` of the setup's `.cargo/config.toml`): `None` without it.
 fn sm90_registers() -> Option<Vec<(String, u32)>> {

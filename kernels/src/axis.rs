@@ -57,7 +57,7 @@ use crate::{
     config::{MinMax as Pair, WARP_SIZE},
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
     piece_fold::walk_pieces,
-    thread::{block_index, fold_range, fold_range_piece, grid_blocks, grid_position, load_v4},
+    thread::{block_index, fold_range, fold_range_piece, grid_blocks, grid_position, issue_loads_together, load_v4},
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -437,6 +437,8 @@ unsafe fn walk_rows<L: Copy>(
     while r + 7 * phases < end {
         let near = [row(r), row(r + phases), row(r + 2 * phases), row(r + 3 * phases)];
         let far = [row(r + 4 * phases), row(r + 5 * phases), row(r + 6 * phases), row(r + 7 * phases)];
+        // All eight out before the first fold waits: ptxas issued three or four of them.
+        issue_loads_together();
         take(near, true, r);
         take(far, true, r + 4 * phases);
         r += 8 * phases;

@@ -24,6 +24,19 @@ pub unsafe fn load_v4_l2(p: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// Ends a batch of loads with a CTA-scope fence (`MEMBAR.ALL.CTA` in the SASS), which ptxas
+/// moves no load across: every load of the batch is issued before the first instruction that
+/// waits on one of them. Left to itself, ptxas may issue a batch's later loads only once the
+/// products of its first have waited (the sm_90 SASS of the `_tv` pass issued its third 16-byte
+/// load after the first product). ptxas may sink the fence below the batch's arithmetic, but
+/// never a load; the kernels rely on it for no memory ordering. `tests/ptx.rs` lists the batches
+/// that end with it.
+#[inline(always)]
+pub fn issue_loads_together() {
+    // SAFETY: a fence; it reads and writes nothing.
+    unsafe { asm!("fence.acq_rel.cta;", options(nostack)) }
+}
+
 /// This block's index, widened before any arithmetic: `block · B + tid` passes 2^32 on inputs
 /// past 2^32 elements. Use it (and [`grid_blocks`]) wherever a block index scales an element index.
 #[inline(always)]

@@ -22,7 +22,7 @@ use super::row_tiles::for_each_tile;
 use super::row_walk::{RowWalk, ROW_STEP};
 use crate::config::{SGEMV_BATCHED_ROWS, SGEMV_VECTOR_DEPTH, WARP_SIZE};
 use crate::halves::HalfFloat;
-use crate::thread::load_v4;
+use crate::thread::{issue_loads_together, load_v4};
 use crate::warp;
 use half::{bf16, f16};
 
@@ -203,7 +203,7 @@ unsafe fn medium_tile<A: Vector8, X: Vector8, Y: GemvElement>(g: &Batched<A, X, 
 }
 
 /// [`RowWalk::Long`]: one row per group, `DEPTH` steps of it in flight. Steps of halves go in
-/// batches of `DEPTH`, the last one masked; f32 steps (32 bytes) go in two pipelined halves,
+/// batches of `DEPTH`, the last one masked, x's steps of halves loaded with them; f32 steps (32 bytes) go in two pipelined halves,
 /// the next half's loads out before this half's products (measured: f32 batches of short rows
 /// also ran 20% faster in this build of the kernel).
 #[inline(always)]
@@ -244,8 +244,21 @@ unsafe fn long_tile<A: Vector8, X: Vector8, Y: GemvElement>(g: &Batched<A, X, Y>
             for k in 0..DEPTH {
                 raw[k] = A::load_raw(row.add((v + k * lanes) * VECTOR));
             }
-            for k in 0..DEPTH {
-                acc += dot8(A::widen8(raw[k]), X::load8(x_b.add((v + k * lanes) * VECTOR)));
+            if core::mem::size_of::<X::Raw>() <= 16 {
+                // x of halves: its steps load with A's, all out before the first product
+                // waits (ptxas issued six of the sixteen before).
+                let mut xs = [X::ZERO; DEPTH];
+                for k in 0..DEPTH {
+                    xs[k] = X::load_raw(x_b.add((v + k * lanes) * VECTOR));
+                }
+                issue_loads_together();
+                for k in 0..DEPTH {
+                    acc += dot8(A::widen8(raw[k]), X::widen8(xs[k]));
+                }
+            } else {
+                for k in 0..DEPTH {
+                    acc += dot8(A::widen8(raw[k]), X::load8(x_b.add((v + k * lanes) * VECTOR)));
+                }
             }
             v += DEPTH * lanes;
         }
