@@ -203,9 +203,9 @@ unsafe fn medium_tile<A: Vector8, X: Vector8, Y: GemvElement>(g: &Batched<A, X, 
 }
 
 /// [`RowWalk::Long`]: one row per group, `DEPTH` steps of it in flight. Steps of halves go in
-/// batches of `DEPTH`, the last one masked, x's steps of halves loaded with them; f32 steps (32 bytes) go in two pipelined halves,
-/// the next half's loads out before this half's products (measured: f32 batches of short rows
-/// also ran 20% faster in this build of the kernel).
+/// batches of `DEPTH`, the last one masked, x's steps of halves loaded with them; f32 steps (32
+/// bytes) go in two pipelined halves, the next half's loads out before this half's products
+/// (measured: f32 batches of short rows also ran 20% faster in this build of the kernel).
 #[inline(always)]
 unsafe fn long_tile<A: Vector8, X: Vector8, Y: GemvElement>(g: &Batched<A, X, Y>, lanes: usize, first: usize) {
     let Batched { a, x, m, n, lda, stride_a, stride_x, batch, .. } = *g;
