@@ -17,5 +17,5 @@
 pub fn wait_for_prerequisite_grids() {
     // SAFETY: a PTX comment, or `griddepcontrol.wait` in the sm_90 images: neither reads or
     // writes anything the kernel can see.
-    unsafe { asm!("// sm_90: griddepcontrol.wait;", options(nostack)) }
+    unsafe { asm!(grid_wait_marker!(), options(nostack)) }
 }

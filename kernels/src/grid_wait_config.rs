@@ -8,7 +8,14 @@ pub const GRID_WAIT_MIN_SM: u32 = 90;
 /// The instruction that waits for the prerequisite grids.
 pub const GRID_WAIT_INSTRUCTION: &str = "griddepcontrol.wait;";
 
+/// [`GRID_WAIT_MARKER`] as a literal, for `asm!`'s template (`grid_dependency`).
+macro_rules! grid_wait_marker {
+    () => {
+        "// sm_90: griddepcontrol.wait;"
+    };
+}
+
 /// The PTX comment every entry point opens with (`grid_dependency`): `build.rs` turns it into
 /// [`GRID_WAIT_INSTRUCTION`] in the PTX it assembles for `GRID_WAIT_MIN_SM` and later, since the
 /// compute_80 PTX cannot hold the instruction.
-pub const GRID_WAIT_MARKER: &str = "// sm_90: griddepcontrol.wait;";
+pub const GRID_WAIT_MARKER: &str = grid_wait_marker!();

@@ -26,6 +26,7 @@ pub mod arg;
 pub mod arg_order;
 pub mod axis;
 pub mod axis_arg;
+#[macro_use]
 pub mod config;
 pub mod reduce;
 pub mod sgemv;
