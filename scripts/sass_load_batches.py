@@ -21,6 +21,11 @@ TARGET = re.compile(r"BRA(?:\.\S+)? (?:\S+, )?0x([0-9a-f]+)")
 LINE = re.compile(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?);")
 
 
+def plain_load(text):
+    """Whether an instruction is a global load other than a strong (volatile) one."""
+    return bool(LOAD.search(text)) and "STRONG" not in text
+
+
 def functions(cubin):
     """(name, [(address, instruction)]) for each function of the cubin's SASS."""
     tool = os.environ.get("CUOBJDUMP", "cuobjdump")
@@ -59,7 +64,7 @@ def sources(text):
 
 def split(block):
     """(loads before the first use of the first load's registers, loads in the block)."""
-    loads = [i for i, text in enumerate(block) if LOAD.search(text) and "STRONG" not in text]
+    loads = [i for i, text in enumerate(block) if plain_load(text)]
     first = block[loads[0]]
     reg = int(re.search(r"LDG\S* R(\d+)", first).group(1))
     width = 4 if ".128" in first else 2 if ".64" in first else 1
@@ -77,7 +82,7 @@ def main():
             continue
         found = []
         for start, block in blocks(body):
-            if sum(1 for text in block if LOAD.search(text) and "STRONG" not in text) >= least:
+            if sum(1 for text in block if plain_load(text)) >= least:
                 before, total = split(block)
                 if before < total:
                     found.append(f"{start:#x}:{before}/{total}")
