@@ -160,7 +160,7 @@ fn axis_shapes_plan_within_the_kernels_limits() {
                     for &(elem, width) in [(4, 1), (4, 4), (2, 8)].iter() {
                         for &fold in [AxisFold::Values, AxisFold::Args].iter() {
                             let (shape, strategy) = auto_strategy(axis, AxisShape::new(m, n), elem, fold, width, 132);
-                            let grid = first_grid(shape, strategy, width, (1 << 31) - 1);
+                            let grid = first_grid(shape, strategy, width, false, (1 << 31) - 1);
                             assert!(grid.is_ok(), "{:?} {:?}", case, axis);
                             let chunks = fold_plan(shape, strategy).map_or(1, |f| f.chunks);
                             assert!(chunks <= AXIS_MAX_CHUNKS, "{:?} {:?}: {} chunks", case, axis, chunks);

@@ -47,8 +47,8 @@ pub use typed::{bf16, f16, TypedElement, TypedOp};
 mod internals {
     pub use crate::arg::arg_entry_point;
     pub use crate::axis::plan::{
-        auto_strategy, column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisFold, FoldPlan,
-        AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES,
+        auto_strategy, column_width, first_block, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisFold,
+        FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES,
     };
     pub use crate::ladder::{
         ladder_entry_point, ladder_grid, Finish, LadderGrid, LadderKernel, LADDER_BLOCKS, LADDER_TYPES,

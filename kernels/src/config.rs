@@ -142,6 +142,9 @@ pub const SGEMV_T_STREAM_N: usize = 1 << 19;
 
 /// Threads per block of the axis kernels (rows, columns and the fold of split partials).
 pub const AXIS_BLOCK: u32 = 256;
+/// Threads per block of the `rows` kernels over segments: a block keeps its SM slot until its
+/// longest segment is done, and ragged segments leave a wide block's other warps idle.
+pub const AXIS_SEGMENT_BLOCK: u32 = 64;
 /// Axis rows: rows are split into chunks only while fewer than this many warps per SM would
 /// hold whole rows (below it, too few 16-byte loads are in flight to reach full bandwidth).
 pub const AXIS_SPLIT_BELOW_WARPS_PER_SM: usize = 16;

@@ -20,7 +20,7 @@
 pub mod arg;
 pub(crate) mod plan;
 
-use plan::{column_width, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisFold};
+use plan::{column_width, first_block, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisFold};
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::arg::{enqueue_arg, ArgOp, ArgSlot};
@@ -168,7 +168,8 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
         Some(f) if f.by_last_piece => Some(q.flagged_slots(div_ceil(shape.m, 2))?),
         _ => None,
     };
-    let grid = first_grid(shape, strategy, job.width, q.gpu().max_grid_x())?;
+    let segments = job.offsets.is_some();
+    let grid = first_grid(shape, strategy, job.width, segments, q.gpu().max_grid_x())?;
     let mut args = KernelArgs::new();
     match strategy {
         AxisStrategy::Rows { lanes, chunks } => {
@@ -197,8 +198,8 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             // input or the offsets index it (clamped to its length); split rows: `partials`
             // holds m·chunks accumulators and `tickets` m zeroed u32s, or is null where the fold
             // launch below folds them (a row per block needs neither); out holds m results;
-            // `lanes` is a power of two ≤ 32 (resolved), the block `AXIS_BLOCK`.
-            unsafe { q.launch(job.entry(if pieces { PIECES } else { ROWS }), grid, AXIS_BLOCK, &args)? };
+            // `lanes` is a power of two ≤ 32 (resolved), the block `first_block`'s whole warps.
+            unsafe { q.launch(job.entry(if pieces { PIECES } else { ROWS }), grid, first_block(segments), &args)? };
         }
         AxisStrategy::Columns { tile, splits } => {
             args.out("input", job.input).usize(shape.m).usize(shape.n).usize(shape.lda).u32(tile).u32(splits);

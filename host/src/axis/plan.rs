@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::launch::div_ceil;
 use kernels::config::{
     AXIS_BLOCK, AXIS_BLOCK_ROW_MIN_BYTES, AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_CHUNK_BYTES, AXIS_MIN_ROWS_PER_THREAD,
-    AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM,
+    AXIS_SEGMENT_BLOCK, AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM,
     AXIS_VECTOR_MIN_ROWS_PER_THREAD, VECTOR_BYTES, WARP_SIZE,
 };
 
@@ -292,13 +292,23 @@ pub fn fold_grid(fold: &FoldPlan, max_grid: u32) -> u32 {
     div_ceil(fold.items, per_block).clamp(1, max_grid as usize) as u32
 }
 
-/// Blocks of the first launch: groups of `lanes` over `items` (capped at `max_grid`; the kernel
-/// strides over the rest), or every (column tile of `width`-column threads, split) pair
-/// (`TooLarge` past `max_grid`).
-pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, width: u32, max_grid: u32) -> Result<u32> {
+/// Threads per block of the first launch: `AXIS_SEGMENT_BLOCK` over segments (a block holds its
+/// SM slot until its longest segment is done), else `AXIS_BLOCK`.
+pub fn first_block(segments: bool) -> u32 {
+    if segments {
+        AXIS_SEGMENT_BLOCK
+    } else {
+        AXIS_BLOCK
+    }
+}
+
+/// Blocks of the first launch: groups of `lanes` over `items` in blocks of
+/// [`first_block`]`(segments)` threads (capped at `max_grid`; the kernel strides over the rest),
+/// or every (column tile of `width`-column threads, split) pair (`TooLarge` past `max_grid`).
+pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, width: u32, segments: bool, max_grid: u32) -> Result<u32> {
     match strategy {
         AxisStrategy::Rows { lanes, chunks } => {
-            let mut per_block = (AXIS_BLOCK / lanes) as usize;
+            let mut per_block = (first_block(segments) / lanes) as usize;
             if lanes == 1 && chunks == 1 && shape.n == 1 && shape.lda == 1 {
                 // Contiguous one-element rows: several per thread, their loads in flight together.
                 per_block *= kernels::axis::ROWS_PER_THREAD;

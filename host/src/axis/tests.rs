@@ -2,7 +2,7 @@
 use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES};
 use super::*;
 use crate::gpu::check_overlap;
-use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES};
+use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES, AXIS_SEGMENT_BLOCK, WARP_SIZE};
 
 const H100_SMS: u32 = 132;
 
@@ -214,22 +214,31 @@ fn splits_plan_a_fold_over_each_result_s_partials_in_order() {
 #[test]
 fn first_grids_cover_every_item_or_tile() {
     let per_block = AXIS_BLOCK / 4;
-    assert_eq!(first_grid(AxisShape::new(1000, 16), rows(4, 1), 1, 1 << 20), Ok(div(1000, per_block)));
-    assert_eq!(first_grid(AxisShape::new(3, 1 << 20), rows(32, 100), 1, 1 << 20), Ok(div(300, AXIS_BLOCK / 32)));
+    assert_eq!(first_grid(AxisShape::new(1000, 16), rows(4, 1), 1, false, 1 << 20), Ok(div(1000, per_block)));
+    assert_eq!(first_grid(AxisShape::new(3, 1 << 20), rows(32, 100), 1, false, 1 << 20), Ok(div(300, AXIS_BLOCK / 32)));
     // Contiguous one-element rows: ROWS_PER_THREAD rows per thread; padded ones a thread per row.
     let rows_per_block = AXIS_BLOCK as usize * kernels::axis::ROWS_PER_THREAD;
-    assert_eq!(first_grid(AxisShape::new(1 << 26, 1), rows(1, 1), 1, 1 << 30), Ok(div(1 << 26, rows_per_block as u32)));
+    assert_eq!(
+        first_grid(AxisShape::new(1 << 26, 1), rows(1, 1), 1, false, 1 << 30),
+        Ok(div(1 << 26, rows_per_block as u32))
+    );
     let padded = AxisShape::new(1 << 26, 1).with_lda(2);
-    assert_eq!(first_grid(padded, rows(1, 1), 1, 1 << 30), Ok(div(1 << 26, AXIS_BLOCK)));
-    let capped = first_grid(AxisShape::new(1 << 30, 1), rows(1, 1), 1, 65_535);
+    assert_eq!(first_grid(padded, rows(1, 1), 1, false, 1 << 30), Ok(div(1 << 26, AXIS_BLOCK)));
+    let capped = first_grid(AxisShape::new(1 << 30, 1), rows(1, 1), 1, false, 65_535);
     assert_eq!(capped, Ok(65_535), "capped: the kernel strides");
-    assert_eq!(first_grid(AxisShape::new(0, 5), rows(8, 1), 1, 100), Ok(1));
+    assert_eq!(first_grid(AxisShape::new(0, 5), rows(8, 1), 1, false, 100), Ok(1));
+    // Segments: blocks of AXIS_SEGMENT_BLOCK threads, whole warps.
+    assert_eq!(first_block(true), AXIS_SEGMENT_BLOCK);
+    assert_eq!(first_block(false), AXIS_BLOCK);
+    assert_eq!(AXIS_SEGMENT_BLOCK % WARP_SIZE, 0);
+    let segments = AxisShape::new(8192, 1 << 20);
+    assert_eq!(first_grid(segments, rows(32, 1), 1, true, 1 << 20), Ok(div(8192, AXIS_SEGMENT_BLOCK / 32)));
     let cols = AxisStrategy::Columns { tile: 256, splits: 3 };
-    assert_eq!(first_grid(AxisShape::new(10, 1000), cols, 1, 100), Ok(12));
+    assert_eq!(first_grid(AxisShape::new(10, 1000), cols, 1, false, 100), Ok(12));
     // A thread per float4: a tile covers 1024 columns.
-    assert_eq!(first_grid(AxisShape::new(10, 1000), cols, 4, 100), Ok(3));
-    assert_eq!(first_grid(AxisShape::new(10, 1025), cols, 4, 100), Ok(6));
-    assert!(matches!(first_grid(AxisShape::new(10, 1 << 30), cols, 1, 100), Err(Error::TooLarge { .. })));
+    assert_eq!(first_grid(AxisShape::new(10, 1000), cols, 4, false, 100), Ok(3));
+    assert_eq!(first_grid(AxisShape::new(10, 1025), cols, 4, false, 100), Ok(6));
+    assert!(matches!(first_grid(AxisShape::new(10, 1 << 30), cols, 1, false, 100), Err(Error::TooLarge { .. })));
 }
 
 #[test]
