@@ -105,6 +105,16 @@ def bars(ax, labels, series, title, ylabel):
     ax.legend()
 
 
+def device(results):
+    """The GPU named in bench.md's first line (`## Benchmark on NAME (…`), shortened to its model
+    (H100, H200, …); "GPU" when there is none."""
+    path = os.path.join(results, "bench.md")
+    first = open(path).readline() if os.path.exists(path) else ""
+    name = first.split(" on ", 1)[1].split(" (", 1)[0] if " on " in first else ""
+    model = [w for w in name.split() if w[:1] in "HABL" and any(c.isdigit() for c in w)]
+    return model[0] if model else (name or "GPU")
+
+
 def chart_reductions(results, out):
     got = reductions(results)
     keys = [k for k in [("f16", "sum"), ("f16", "min"), ("f16", "max"), ("f16", "minmax"), ("bf16", "sum"),
@@ -116,7 +126,7 @@ def chart_reductions(results, out):
     gbps = lambda us: INPUT_BYTES / (us * 1e-6) / 1e9 if us else None  # noqa: E731
     series = {who: [gbps(got[k].get(who)) for k in keys] for who in ("ours", "CUB", "torch")}
     fig, ax = pyplot().subplots(figsize=(12, 5))
-    bars(ax, [f"{t} {op}" for t, op in keys], series, "Reductions of 2^28 bytes, cold (H100)", "GB/s of input")
+    bars(ax, [f"{t} {op}" for t, op in keys], series, f"Reductions of 2^28 bytes, cold ({device(results)})", "GB/s of input")
     fig.tight_layout()
     fig.savefig(os.path.join(out, "ml_reductions.png"), dpi=110)
     print(f"peer_charts: {os.path.join(out, 'ml_reductions.png')} ({len(keys)} workloads)")
@@ -205,10 +215,10 @@ def main():
     os.makedirs(out, exist_ok=True)
     chart_reductions(results, out)
     ours, native, torch = axis_keys()
-    chart_rows(results, out, "axis.png", "Reductions along rows (dim=1), cold (H100)",
+    chart_rows(results, out, "axis.png", f"Reductions along rows (dim=1), cold ({device(results)})",
                ["Reductions along an axis"], native, torch, ours)
     ours, native, torch = gemv_keys()
-    chart_rows(results, out, "gemv_decoding.png", "gemv for decoding: bf16 projections and attention, cold (H100)",
+    chart_rows(results, out, "gemv_decoding.png", f"gemv for decoding: bf16 projections and attention, cold ({device(results)})",
                ["Strided-batched sgemv", "Half-precision gemv"], native, torch, ours)
 
 
