@@ -29,7 +29,8 @@
 //!
 //! # Safety
 //! Launch with `AXIS_BLOCK`-thread blocks (whole warps, `lanes` and `tile` powers of two that
-//! divide it), or `rows` over segments with any whole warps (the host's `AXIS_SEGMENT_BLOCK`). `rows`: `input` holds (rows − 1)·lda + n elements, or `n` for segments (offsets
+//! divide it); `rows` over segments with any whole warps (`AXIS_SEGMENT_BLOCK`). `rows`:
+//! `input` holds (rows − 1)·lda + n elements, or `n` for segments (offsets
 //! are clamped to it; a decreasing pair is an empty segment); `offsets` is null or holds
 //! rows + 1 offsets; `out` holds rows·chunks accumulators; any grid. `pieces`: likewise without
 //! offsets, `out` holds rows accumulators, `partials` rows·chunks and `tickets` rows zeros
