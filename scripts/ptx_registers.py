@@ -5,9 +5,8 @@ A kernel trial's first check: registers decide the blocks a SM, and a spill is l
 
     python3 ptx_registers.py OLD.ptx NEW.ptx [ENTRY_REGEX]
 
-ptxas comes from `$PTXAS`, else the one `scripts/setup.sh` unpacks under `.deps/`.
+ptxas comes from `$PTXAS`, else the pinned one named in the setup's `.cargo/config.toml`.
 """
-import glob
 import os
 import re
 import subprocess
@@ -19,14 +18,16 @@ SPILL = re.compile(r"(\d+) bytes spill stores")
 
 
 def ptxas():
-    """The ptxas to run: `$PTXAS`, else the newest under the repository's `.deps/`."""
+    """The pinned ptxas: `$PTXAS`, else the `PTXAS` that `scripts/setup.sh` writes into
+    `.cargo/config.toml` (the one `tests/ptx.rs` and the build use)."""
     if os.environ.get("PTXAS"):
         return os.environ["PTXAS"]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    found = sorted(glob.glob(os.path.join(root, ".deps", "ptxas-*", "ptxas")))
+    config = os.path.join(root, ".cargo", "config.toml")
+    found = re.search(r'^PTXAS = "(.*)"$', open(config).read(), re.M) if os.path.exists(config) else None
     if not found:
         sys.exit("ptx_registers: no ptxas (run ./x setup, or set PTXAS)")
-    return found[-1]
+    return found.group(1)
 
 
 def counts(ptx):
