@@ -38,6 +38,8 @@ pub trait Vector8: GemvElement {
     type Raw: Copy;
     /// Eight zero elements.
     const ZERO: Self::Raw;
+    /// Whether the eight elements are one 16-byte load (halves), not two (f32).
+    const ONE_LOAD: bool;
     /// The eight elements at `p` (16-byte aligned), raw.
     unsafe fn load_raw(p: *const Self) -> Self::Raw;
     /// Eight raw elements widened to f32.
@@ -52,6 +54,7 @@ pub trait Vector8: GemvElement {
 impl Vector8 for f32 {
     type Raw = [[u32; 4]; 2];
     const ZERO: Self::Raw = [[0; 4]; 2];
+    const ONE_LOAD: bool = false;
     #[inline(always)]
     unsafe fn load_raw(p: *const f32) -> Self::Raw {
         [load_v4(p as *const [u32; 4]), load_v4(p.add(4) as *const [u32; 4])]
@@ -68,6 +71,7 @@ macro_rules! half_vector8 {
         impl Vector8 for $t {
             type Raw = [u32; 4];
             const ZERO: Self::Raw = [0; 4];
+            const ONE_LOAD: bool = true;
             #[inline(always)]
             unsafe fn load_raw(p: *const $t) -> Self::Raw {
                 load_v4(p as *const [u32; 4])
@@ -216,7 +220,7 @@ unsafe fn long_tile<A: Vector8, X: Vector8, Y: GemvElement>(g: &Batched<A, X, Y>
     let vectors = n / VECTOR;
     let mut acc = 0.0f32;
     let mut v = sub;
-    if core::mem::size_of::<A::Raw>() > 16 {
+    if !A::ONE_LOAD {
         const HALF: usize = DEPTH / 2;
         let load = |v: usize| {
             let mut raw = [A::ZERO; HALF];
@@ -244,7 +248,7 @@ unsafe fn long_tile<A: Vector8, X: Vector8, Y: GemvElement>(g: &Batched<A, X, Y>
             for k in 0..DEPTH {
                 raw[k] = A::load_raw(row.add((v + k * lanes) * VECTOR));
             }
-            if core::mem::size_of::<X::Raw>() <= 16 {
+            if X::ONE_LOAD {
                 // x of halves: its steps load with A's, all out before the first product
                 // waits (ptxas issued six of the sixteen before).
                 let mut xs = [X::ZERO; DEPTH];

@@ -65,7 +65,7 @@ pub unsafe fn columns<A: Vector8, X: GemvElement, Y: GemvElement>(
         // The pass's loads all out before the first product waits (ptxas issued two of A's
         // four before). Halves only: f32's eight took 80 registers instead of 62 (three blocks
         // a SM instead of four) and its 512- and 4,096-row shapes went 2-9% slower.
-        if core::mem::size_of::<A::Raw>() <= 16 {
+        if A::ONE_LOAD {
             issue_loads_together();
         }
         for k in 0..ROWS {
