@@ -39,7 +39,7 @@ pub trait Vector8: GemvElement {
     /// Eight zero elements.
     const ZERO: Self::Raw;
     /// Whether the eight elements are one 16-byte load (halves), not two (f32).
-    const ONE_LOAD: bool;
+    const ONE_LOAD: bool = core::mem::size_of::<Self::Raw>() <= 16;
     /// The eight elements at `p` (16-byte aligned), raw.
     unsafe fn load_raw(p: *const Self) -> Self::Raw;
     /// Eight raw elements widened to f32.
@@ -54,7 +54,6 @@ pub trait Vector8: GemvElement {
 impl Vector8 for f32 {
     type Raw = [[u32; 4]; 2];
     const ZERO: Self::Raw = [[0; 4]; 2];
-    const ONE_LOAD: bool = false;
     #[inline(always)]
     unsafe fn load_raw(p: *const f32) -> Self::Raw {
         [load_v4(p as *const [u32; 4]), load_v4(p.add(4) as *const [u32; 4])]
@@ -71,7 +70,6 @@ macro_rules! half_vector8 {
         impl Vector8 for $t {
             type Raw = [u32; 4];
             const ZERO: Self::Raw = [0; 4];
-            const ONE_LOAD: bool = true;
             #[inline(always)]
             unsafe fn load_raw(p: *const $t) -> Self::Raw {
                 load_v4(p as *const [u32; 4])
