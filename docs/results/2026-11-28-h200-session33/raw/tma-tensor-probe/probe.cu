@@ -49,6 +49,14 @@ __device__ __forceinline__ void copy_tensor(uint32_t dst, const CUtensorMap* map
                :: "r"(dst), "l"((uint64_t)map), "r"(col), "r"(row), "r"(bar) : "memory");
 }
 
+// Thread 0 stores the block's sum of every thread's `acc` (wrapping) to out[blockIdx.x].
+__device__ void store_block_sum(uint32_t acc, uint32_t* out) {
+  __shared__ uint32_t red[1024];
+  red[threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) { uint32_t s = 0; for (int k = 0; k < (int)blockDim.x; k++) s += red[k]; out[blockIdx.x] = s; }
+}
+
 // Block b sums problem b through `stages` chunks in flight; TENSOR picks the copy.
 template <bool TENSOR>
 __global__ void __launch_bounds__(THREADS) stream_copies(const __grid_constant__ CUtensorMap map, const uint8_t* a,
@@ -84,10 +92,7 @@ __global__ void __launch_bounds__(THREADS) stream_copies(const __grid_constant__
     __syncthreads();
     if (t == 0 && c + stages < CHUNKS) issue(c + stages);
   }
-  __shared__ uint32_t red[THREADS];
-  red[t] = acc;
-  __syncthreads();
-  if (t == 0) { uint32_t s = 0; for (int k = 0; k < THREADS; k++) s += red[k]; out[b] = s; }
+  store_block_sum(acc, out);
 }
 
 // Block b sums problem b with 16-byte register loads, four in flight a thread.
@@ -101,10 +106,7 @@ __global__ void stream_registers(const uint8_t* a, uint32_t* out) {
     acc += v0.x + v0.y + v0.z + v0.w + v1.x + v1.y + v1.z + v1.w + v2.x + v2.y + v2.z + v2.w + v3.x + v3.y + v3.z + v3.w;
   }
   for (; i < n; i += step) { uint4 v = __ldg(p + i); acc += v.x + v.y + v.z + v.w; }
-  __shared__ uint32_t red[1024];
-  red[threadIdx.x] = acc;
-  __syncthreads();
-  if (threadIdx.x == 0) { uint32_t s = 0; for (int k = 0; k < (int)blockDim.x; k++) s += red[k]; out[blockIdx.x] = s; }
+  store_block_sum(acc, out);
 }
 
 int main() {
