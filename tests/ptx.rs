@@ -6,7 +6,7 @@ use cudakernels::config::GRID_WAIT_MARKER;
 use cudakernels::stripe_depths;
 use cudakernels::{
     ladder_entry_point, ArgOp, GemvLoads, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_KERNELS,
-    AXIS_ARG_OPS, AXIS_KERNELS, AXIS_TYPES, GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
+    AXIS_ARG_OPS, AXIS_KERNELS, AXIS_TYPES, FILL_KERNELS, GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
 };
 
 /// The entry point whose `.entry` line starts at byte `start` of the PTX: its name and its text
@@ -182,6 +182,15 @@ fn vector_kernels_use_16_byte_loads() {
     let stores16 = staged.contains("st.shared.v4.u32") || staged.contains("st.shared.v2.u64");
     assert!(staged.contains("ld.global.nc.v4.u32") && stores16);
     assert!(entry("sgemv_split_k_shifted").contains("ld.global.nc.v4.u32"));
+}
+
+/// The zero fill stores a 16-byte vector a thread, and its edges byte by byte.
+#[test]
+fn the_zero_fill_stores_16_byte_vectors() {
+    assert_eq!(FILL_KERNELS, ["fill_zero"]);
+    let fill = entry("fill_zero");
+    assert_eq!(fill.matches("st.global.v4.u32").count(), 1, "one 16-byte store a thread");
+    assert_eq!(fill.matches("st.global.u8").count(), 2, "the head's and the tail's bytes");
 }
 
 #[test]

@@ -5,6 +5,7 @@ use crate::ladder::ladder_names;
 use kernels::arg::{ARG_OPS, ARG_TYPES};
 use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
 use kernels::axis_arg::{AXIS_ARG_KERNELS, AXIS_ARG_OPS};
+use kernels::fill::FILL_KERNELS;
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
 use kernels::sgemv::half_gemv::GEMV_KERNELS;
 use kernels::sgemv::SGEMV_KERNELS;
@@ -19,11 +20,12 @@ const SGEMV: usize = ARG + ARG_OPS.len() * ARG_TYPES.len();
 const AXIS: usize = SGEMV + SGEMV_KERNELS.len();
 const GEMV: usize = AXIS + AXIS_KERNELS.len() * TYPED_OPS.len() * AXIS_TYPES.len();
 const AXIS_ARG: usize = GEMV + GEMV_KERNELS.len();
+const FILL: usize = AXIS_ARG + AXIS_ARG_KERNELS.len() * AXIS_ARG_OPS.len() * AXIS_TYPES.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
 /// passes, the typed ops by (op, type), `sum_f32_f64acc`, the arg ops by (op, type), the sgemv
-/// kernels, the axis kernels by (kernel, op, type), the half-precision gemv kernels, then the
-/// axis arg kernels by (kernel, op, type).
+/// kernels, the axis kernels by (kernel, op, type), the half-precision gemv kernels, the axis
+/// arg kernels by (kernel, op, type), then the zero fill.
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -47,6 +49,8 @@ pub(crate) fn entry_names() -> Vec<String> {
             names.extend(AXIS_TYPES.iter().map(|t| format!("axis_arg_{}_{}_{}", kernel, op, t)));
         }
     }
+    debug_assert_eq!(names.len(), FILL);
+    names.extend(FILL_KERNELS.iter().map(|k| k.to_string()));
     names
 }
 
@@ -88,6 +92,11 @@ pub(crate) fn axis_arg_entry(kernel: usize, op: usize, type_name: &str) -> usize
     AXIS_ARG + (kernel * AXIS_ARG_OPS.len() + op) * AXIS_TYPES.len() + t
 }
 
+/// The zero fill, `fill_zero`.
+pub(crate) fn fill_entry() -> usize {
+    FILL
+}
+
 /// Half-precision gemv kernel number `k` in `GEMV_KERNELS`.
 pub(crate) fn gemv_entry(k: usize) -> usize {
     GEMV + k
@@ -101,7 +110,8 @@ mod tests {
     #[test]
     fn every_index_names_its_entry_point() {
         let names = entry_names();
-        assert_eq!(names.len(), AXIS_ARG + AXIS_ARG_KERNELS.len() * AXIS_ARG_OPS.len() * AXIS_TYPES.len());
+        assert_eq!(names.len(), FILL + FILL_KERNELS.len());
+        assert_eq!(names[fill_entry()], "fill_zero");
         assert_eq!(names[axis_entry(3, 0, "bf16")], "axis_pieces_sum_bf16");
         assert_eq!(AXIS_ARG_KERNELS, AXIS_KERNELS, "the arg kernels share the numbers");
         assert_eq!(names[axis_arg_entry(3, 1, "f32")], "axis_arg_pieces_argmax_f32");

@@ -63,6 +63,7 @@ mod internals {
     pub use kernels::arg::{ARG_OPS, ARG_TYPES};
     pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
     pub use kernels::axis_arg::{AXIS_ARG_KERNELS, AXIS_ARG_OPS};
+    pub use kernels::fill::FILL_KERNELS;
     pub use kernels::sgemv::half_gemv::{GemvLoads, GEMV_KERNELS};
     pub use kernels::sgemv::SGEMV_KERNELS;
     pub use kernels::sgemv::{Loads, SgemvEntry, SgemvLaunch};

@@ -6,7 +6,7 @@
 //! floats' in [`halves`], the min/max folds in [`packed`]), per-thread loads and folds
 //! ([`thread`]), warp reductions ([`warp`]), the host's tagged result words ([`publish`]), block
 //! reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`arg`],
-//! [`axis`], [`axis_arg`], [`sgemv`]).
+//! [`axis`], [`axis_arg`], [`sgemv`]), and the zero [`fill`] the host clears outputs with.
 #![cfg_attr(
     target_os = "cuda",
     no_std,
@@ -28,6 +28,7 @@ pub mod axis;
 pub mod axis_arg;
 #[macro_use]
 pub mod config;
+pub mod fill;
 pub mod reduce;
 pub mod sgemv;
 pub mod typed;

@@ -179,16 +179,6 @@ impl<'a> Enqueue<'a> {
         self.scratch.counter()
     }
 
-    /// Enqueues zeroing the first `bytes` at `ptr` (a sum over nothing, or an atomic start).
-    ///
-    /// # Safety
-    /// `ptr` is the device-addressable address of at least `bytes` bytes that stay allocated
-    /// until the memset has run on this stream.
-    pub(crate) unsafe fn zero(&self, ptr: u64, bytes: usize) -> Result<()> {
-        // SAFETY: the caller's promise, for this stream.
-        unsafe { self.stream.stream.memset_zero(ptr, bytes) }
-    }
-
     /// Where a value call's kernel stores its result. With `publishes` (the kernel's final
     /// result is stored once, by one thread: `LAST_BLOCK`, `FLAGGED`, a second pass) and unified
     /// addressing: the stream's tagged words, under the stream's next sequence number; otherwise
