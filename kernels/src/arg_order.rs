@@ -14,6 +14,12 @@ pub trait ArgKey: Copy {
     fn max_key(self) -> Self::Key;
     /// argmin's key: NaN below everything.
     fn min_key(self) -> Self::Key;
+    /// [`ArgKey::max_key`] of a value that, if NaN, is the canonical NaN (sign clear, every
+    /// other bit set), as PTX's `.NaN` max returns: that NaN's bits are already the top key.
+    #[inline(always)]
+    fn max_key_canonical(self) -> Self::Key {
+        self.max_key()
+    }
 }
 
 macro_rules! int_keys {
@@ -43,6 +49,10 @@ macro_rules! float_keys {
             fn min_key(self) -> $k {
                 if self.is_nan() { <$k>::MIN } else { (self.to_bits() as $k).flip_negative() }
             }
+            #[inline(always)]
+            fn max_key_canonical(self) -> $k {
+                (self.to_bits() as $k).flip_negative()
+            }
         }
     )*};
 }
@@ -53,16 +63,16 @@ trait SignedBits: Copy {
     fn flip_negative(self) -> Self;
 }
 macro_rules! signed_bits {
-    ($($k:ty => $u:ty),*) => {$(
+    ($($k:ty),*) => {$(
         impl SignedBits for $k {
             #[inline(always)]
             fn flip_negative(self) -> $k {
-                self ^ (((self >> (<$k>::BITS - 1)) as $u) >> 1) as $k
+                self ^ ((self >> (<$k>::BITS - 1)) & <$k>::MAX)
             }
         }
     )*};
 }
-signed_bits!(i16 => u16, i32 => u32, i64 => u64);
+signed_bits!(i16, i32, i64);
 
 /// Which end an arg reduction looks for.
 pub trait End<T: ArgKey> {
@@ -134,6 +144,32 @@ mod tests {
         assert!(h(-0.0).max_key() < h(0.0).max_key() && h(-2.0).min_key() < h(-1.0).min_key());
         assert!(half::f16::NAN.max_key() > half::f16::INFINITY.max_key());
         assert!((-0.0f64).min_key() < 0.0f64.min_key() && f64::NAN.min_key() < f64::NEG_INFINITY.min_key());
+    }
+
+    #[test]
+    fn canonical_nan_keys_need_no_nan_test() {
+        // PTX's canonical NaN: sign clear, every exponent and mantissa bit set.
+        assert_eq!(f32::from_bits(0x7fff_ffff).max_key_canonical(), f32::NAN.max_key());
+        assert_eq!(half::f16::from_bits(0x7fff).max_key_canonical(), half::f16::NAN.max_key());
+        assert_eq!(half::bf16::from_bits(0x7fff).max_key_canonical(), half::bf16::NAN.max_key());
+        for bits in 0..=u16::MAX {
+            let (f, b) = (half::f16::from_bits(bits), half::bf16::from_bits(bits));
+            if !f.is_nan() {
+                assert_eq!(f.max_key_canonical(), f.max_key(), "{:#x}", bits);
+            }
+            if !b.is_nan() {
+                assert_eq!(b.max_key_canonical(), b.max_key(), "{:#x}", bits);
+            }
+        }
+        let mut x = 0x9e37_79b9u32;
+        for _ in 0..100_000 {
+            x = x.wrapping_mul(0x0019_660d).wrapping_add(0x3c6e_f35f);
+            let v = f32::from_bits(x);
+            if !v.is_nan() {
+                assert_eq!(v.max_key_canonical(), v.max_key(), "{:#x}", x);
+                assert_eq!(v.max_key(), (x as i32) ^ ((((x as i32) >> 31) as u32 >> 1) as i32), "{:#x}", x);
+            }
+        }
     }
 
     #[test]

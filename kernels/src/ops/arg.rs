@@ -36,8 +36,24 @@ pub trait ArgElement: ArgKey + Ordered + Element {
         }
         m
     }
+    /// [`ArgKey::max_key`] of [`ArgElement::vec_max`]: the key the tracks compare.
+    #[inline(always)]
+    fn vec_max_key(w: &[u32; 4]) -> Self::Key {
+        Self::vec_max(w).max_key()
+    }
     /// Key `k` of lane `lane ^ mask` (`shfl.sync.bfly`).
     unsafe fn shfl_key(k: Self::Key, mask: u32) -> Self::Key;
+}
+
+/// An [`ArgElement`] impl's [`ArgElement::vec_max_key`] where `vec_max` folds with PTX's `.NaN`
+/// max, whose NaN is canonical: no NaN test.
+macro_rules! canonical_max_key {
+    () => {
+        #[inline(always)]
+        fn vec_max_key(w: &[u32; 4]) -> Self::Key {
+            Self::vec_max(w).max_key_canonical()
+        }
+    };
 }
 
 /// An [`ArgElement`] impl's [`ArgElement::shfl_key`] (every key type shuffles).
@@ -58,7 +74,13 @@ macro_rules! arg_plain {
         }
     )*};
 }
-arg_plain!(u16, i16, u32, i32, f32, f64);
+arg_plain!(u16, i16, u32, i32, f64);
+
+/// f32: a vector's max by `max.NaN.f32` ([`Ordered::max2`]).
+impl ArgElement for f32 {
+    canonical_max_key!();
+    key_shuffle!();
+}
 
 /// Bytes: vector extremes packed ([`byte_vec_extreme`]).
 macro_rules! arg_byte {
@@ -82,6 +104,7 @@ macro_rules! arg_half {
             fn vec_max(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $max)) }
             #[inline(always)]
             fn vec_min(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $min)) }
+            canonical_max_key!();
             key_shuffle!();
         }
     )*};
@@ -103,27 +126,27 @@ macro_rules! packed_halves {
 }
 arg_half!(half::f16: "max.NaN.f16x2" "min.NaN.f16x2"; half::bf16: "max.NaN.bf16x2" "min.NaN.bf16x2");
 
-/// Which end an arg operator looks for: the shared order's [`End`], with its identity and a
-/// vector's extreme.
+/// Which end an arg operator looks for: the shared order's [`End`], with its identity and the
+/// key of a vector's extreme.
 pub trait Direction<T: ArgElement>: End<T> {
     /// The value a pair with no element starts from (the direction's identity).
     const START: T;
-    /// The extreme of one 16-byte vector's elements, in the order of `beats`.
-    fn vec_extreme(w: &[u32; 4]) -> T;
+    /// The key of one 16-byte vector's extreme toward this end.
+    fn vec_key(w: &[u32; 4]) -> T::Key;
 }
 
 impl<T: ArgElement> Direction<T> for Largest {
     const START: T = T::LOWEST;
     #[inline(always)]
-    fn vec_extreme(w: &[u32; 4]) -> T {
-        T::vec_max(w)
+    fn vec_key(w: &[u32; 4]) -> T::Key {
+        T::vec_max_key(w)
     }
 }
 impl<T: ArgElement> Direction<T> for Smallest {
     const START: T = T::HIGHEST;
     #[inline(always)]
-    fn vec_extreme(w: &[u32; 4]) -> T {
-        T::vec_min(w)
+    fn vec_key(w: &[u32; 4]) -> T::Key {
+        T::vec_min(w).min_key()
     }
 }
 
@@ -204,7 +227,7 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
     /// Takes vector `i` with words `w`.
     #[inline(always)]
     pub fn see(&mut self, w: &[u32; 4], i: usize) {
-        self.reach(D::key(D::vec_extreme(w)), i);
+        self.reach(D::vec_key(w), i);
     }
 
     /// Position `i` with key `k`: kept only when `k` goes strictly further than the best so far.
@@ -223,10 +246,10 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
     pub fn see4(&mut self, v: &[[u32; 4]; 4], i: usize, stride: usize) {
         self.reach4(
             [
-                D::key(D::vec_extreme(&v[0])),
-                D::key(D::vec_extreme(&v[1])),
-                D::key(D::vec_extreme(&v[2])),
-                D::key(D::vec_extreme(&v[3])),
+                D::vec_key(&v[0]),
+                D::vec_key(&v[1]),
+                D::vec_key(&v[2]),
+                D::vec_key(&v[3]),
             ],
             i,
             stride,
