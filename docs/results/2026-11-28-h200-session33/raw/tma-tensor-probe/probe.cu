@@ -5,6 +5,7 @@
 //   regs:   16-byte register loads, four rows in flight a thread (blocks of 256 or 1024).
 // Each block sums its problem's 32-bit words (wrapping), checked against the CPU.
 // Build on the GPU machine: nvcc -O3 -std=c++17 -arch=sm_90 -o probe probe.cu -lcuda
+// CHAINED=20 times 20 launches between one pair of events (session 34 ran it both ways).
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -111,8 +112,11 @@ __global__ void stream_registers(const uint8_t* a, uint32_t* out) {
 
 int main() {
   RK(cudaFree(0));
+  // CHAINED=k: k launches between one pair of events (as bin/bench's BENCH_TIMING=chained, k = 20).
+  const int chained = getenv("CHAINED") ? std::max(1, atoi(getenv("CHAINED"))) : 1;
   cudaDeviceProp prop; RK(cudaGetDeviceProperties(&prop, 0));
-  printf("device: %s, %d SMs, %d MiB L2\n\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  printf("device: %s, %d SMs, %d MiB L2, %d launch(es) between events\n\n", prop.name, prop.multiProcessorCount,
+         prop.l2CacheSize >> 20, chained);
   const int max_problems = prop.multiProcessorCount;
   const size_t bytes = PROBLEM * max_problems;
   const int nbuf = 4;  // 4 x 66 MiB rotated, past the L2
@@ -142,8 +146,10 @@ int main() {
     RK(cudaGetLastError()); RK(cudaDeviceSynchronize());
     std::vector<float> t;
     for (int r = 0; r < 21; r++) {
-      RK(cudaEventRecord(e0)); launch(r); RK(cudaEventRecord(e1)); RK(cudaEventSynchronize(e1));
-      float ms; RK(cudaEventElapsedTime(&ms, e0, e1)); t.push_back(ms);
+      RK(cudaEventRecord(e0));
+      for (int q = 0; q < chained; q++) launch(r * chained + q);
+      RK(cudaEventRecord(e1)); RK(cudaEventSynchronize(e1));
+      float ms; RK(cudaEventElapsedTime(&ms, e0, e1)); t.push_back(ms / chained);
     }
     RK(cudaGetLastError());
     std::sort(t.begin(), t.end());
