@@ -51,6 +51,6 @@ fn every_alignment_and_length_is_zeroed_exactly() {
             check_fill(s, &mut rng, shift, len);
         }
     }
-    // More than one block's vectors, and a grid past 2^15 blocks.
+    // 2^25 vectors after an 8-byte head, a grid of 2^15 blocks, and a 5-byte tail.
     check_fill(s, &mut rng, 8, (1 << 29) + 13);
 }
