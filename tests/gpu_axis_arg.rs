@@ -2,7 +2,8 @@
 //! u32 and u64 indices, m and n in {0, 1, 31, 32, 33, 255, 257}, padded rows (lda > n, and
 //! lda a multiple of 16: 16-byte aligned rows, a vector of columns per thread), views
 //! 1..15 elements in; each line one of the arg cases (ties at the ends, all equal, integer
-//! MIN/MAX, NaN first/middle/last and several, ±0); `Auto` and named (split) strategies;
+//! MIN/MAX, NaN first/middle/last and several, ±0); `Auto` and named (split) strategies; the
+//! `words` kernels of halves' columns on long walks;
 //! outputs poisoned first; values (bits) and indices compared exactly with a CPU reference;
 //! empty lines get (identity, all-ones index); the indices alone (`arg_indices_along`,
 //! `segmented_arg_indices`) against the same reference; determinism; the typed errors.
@@ -11,7 +12,7 @@ use common::arg::{cases, check_along, check_indices, matrix, run_along, ArgRef, 
 use common::axis::poisoned;
 use common::{download, gpu, upload, Rng};
 use cudakernels::cust::memory::{DeviceCopy, DevicePointer, DeviceSlice};
-use cudakernels::{bf16, f16, ArgOp, Axis, AxisShape, AxisStrategy, Error, AXIS_MAX_ROW_PIECES};
+use cudakernels::{bf16, column_word_tracks, f16, ArgOp, Axis, AxisShape, AxisStrategy, Error, AXIS_MAX_ROW_PIECES};
 
 const SIZES: [usize; 7] = [0, 1, 31, 32, 33, 255, 257];
 
@@ -130,6 +131,37 @@ fn named<T: ArgRef>(test: &str) {
             &format!("seed {} {}x{}", rng.seed, m, n),
         );
     }
+}
+
+/// Columns of halves over long walks run the `words` kernel (packed extremes, the first row of
+/// each lane that moves): one split and several, a partial last vector, every arg case per
+/// column (NaN, ±0, ties, all equal), both index widths.
+fn column_words<T: ArgRef>(test: &str) {
+    let handle = match gpu(test) {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh(test);
+    let shape = AxisShape::new(3001, 1029).with_lda(1040);
+    let ctx = format!("seed {} {} 3001x1029 lda 1040", rng.seed, T::NAME);
+    let (buffer, lines) = matrix::<T>(&mut rng, shape, 0, Axis::Columns);
+    let width = 16 / std::mem::size_of::<T>() as u32;
+    for &(tile, splits) in [(32, 1), (256, 1), (256, 7), (64, 3)].iter() {
+        let strategy = AxisStrategy::Columns { tile, splits };
+        assert!(column_word_tracks(T::NAME, shape, strategy, width), "{}: {:?} takes `cols`", ctx, strategy);
+        run_along::<T, u64>(s, (&buffer, &lines), 0, shape, Axis::Columns, strategy, &ctx);
+        run_along::<T, u32>(s, (&buffer, &lines), 0, shape, Axis::Columns, strategy, &ctx);
+    }
+}
+
+#[test]
+fn column_word_tracks_f16() {
+    column_words::<f16>("axis_arg_column_words_f16");
+}
+#[test]
+fn column_word_tracks_bf16() {
+    column_words::<bf16>("axis_arg_column_words_bf16");
 }
 
 #[test]

@@ -6,7 +6,8 @@ use cudakernels::config::GRID_WAIT_MARKER;
 use cudakernels::stripe_depths;
 use cudakernels::{
     ladder_entry_point, ArgOp, GemvLoads, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_KERNELS,
-    AXIS_ARG_OPS, AXIS_KERNELS, AXIS_TYPES, FILL_KERNELS, GEMV_KERNELS, LADDER_BLOCKS, PTX, TYPED_TYPES,
+    AXIS_ARG_OPS, AXIS_ARG_WORD_TYPES, AXIS_KERNELS, AXIS_TYPES, FILL_KERNELS, GEMV_KERNELS, LADDER_BLOCKS, PTX,
+    TYPED_TYPES,
 };
 
 /// The entry point whose `.entry` line starts at byte `start` of the PTX: its name and its text
@@ -301,11 +302,22 @@ fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
     // Halves find a vector's extreme two lanes at a time.
     assert!(entry("axis_arg_rows_argmax_bf16").contains("max.NaN.bf16x2"));
     assert!(entry("axis_arg_rows_argmin_f16").contains("min.NaN.f16x2"));
+    // The `words` kernels fold columns of halves a word of four rows at a time by packed
+    // extremes (`column_tracks`), with the column walk's loads.
+    for t in AXIS_ARG_WORD_TYPES.iter() {
+        for (op, m) in [("argmax", "max"), ("argmin", "min")].iter() {
+            let name = format!("axis_arg_words_{}_{}", op, t);
+            let packed = format!("{}.NaN.{}x2", m, t);
+            assert!(entry(&name).contains(&packed), "{} has no {}", name, packed);
+            assert!(!entry(&name).contains(".local"), "{}: local memory", name);
+            axis_kernel_reads("cols", &name);
+        }
+    }
 }
 
 /// The load batches that ptxas would otherwise split end with `issue_loads_together`'s
 /// CTA-scope fence, and only those: the `_tv` passes over A of halves, the `_nv` long walk with
-/// x of halves, and the axis column walks (`cols`, values and arg).
+/// x of halves, and the axis column walks (`cols`, values and arg, and `words`).
 #[test]
 fn split_load_batches_end_with_the_cta_fence() {
     const FENCE: &str = "fence.acq_rel.cta";
@@ -318,6 +330,7 @@ fn split_load_batches_end_with_the_cta_fence() {
     fenced.extend(axis_names("cols"));
     for op in AXIS_ARG_OPS.iter() {
         fenced.extend(AXIS_TYPES.iter().map(|t| format!("axis_arg_cols_{}_{}", op, t)));
+        fenced.extend(AXIS_ARG_WORD_TYPES.iter().map(|t| format!("axis_arg_words_{}_{}", op, t)));
     }
     for (name, body) in entries() {
         assert_eq!(body.contains(FENCE), fenced.iter().any(|f| f == name), "{}: the fence after its load batch", name);

@@ -42,6 +42,7 @@
 use crate::{
     axis::{fold_partials, folds_in_block, for_thread_elements, for_thread_rows, item_range, walk_columns},
     block,
+    column_tracks::walk_column_words,
     config::{ValueIndex, WARP_SIZE},
     ops::arg::{ArgElement, ArgFold, ArgOf, Direction, FurthestTrack, Largest, Smallest, Track},
     ops::ReduceOp,
@@ -234,6 +235,27 @@ unsafe fn arg_cols_body<E: ArgElement, D: Direction<E>>(
     walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, fold4, store)
 }
 
+/// `words`: `cols` over a 16-byte vector of columns of halves per thread by their words'
+/// extremes ([`walk_column_words`]); each column's row resolves as a [`Track`] at that row would.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn arg_words_body<E: ArgElement, D: Direction<E>>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    tile: u32,
+    splits: u32,
+    out: ArgLines<E>,
+) {
+    // As `cols`: indices alone read no value back.
+    let read_back = !out.partials.is_null() || !out.values.is_null();
+    let value = |col: usize, r: usize| if read_back { *input.add(r * lda + col) } else { D::START };
+    let store = |col: usize, slot, row| out.store(slot, Track::<E, D>::start(row).resolve_element(|r| value(col, r)));
+    walk_column_words::<E, D, _>(input, rows, n, lda, tile, splits, store)
+}
+
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 unsafe fn arg_fold_body<T: Copy, O: ReduceOp<Acc = ValueIndex<T>>>(
@@ -305,3 +327,38 @@ macro_rules! axis_arg {
 }
 
 crate::typed::typed_types!(axis_arg);
+
+/// The `words` entry points, `axis_arg_words_{op}_{type}`, for each type with two elements a
+/// word ([`crate::ops::arg::ArgElement::WORD_LANES`]), and their list.
+macro_rules! axis_arg_words {
+    ($($t:ident),*) => {
+        /// Element types with a `words` entry (column arg tracks by packed extremes,
+        /// [`crate::column_tracks`]): `cols`' arguments, `width` ignored (one 16-byte vector of
+        /// columns per thread, so `input` and lda·size multiples of 16 bytes), and each split's
+        /// rows fewer than 2^32.
+        pub const AXIS_ARG_WORD_TYPES: [&str; [$(stringify!($t)),*].len()] = [$(stringify!($t)),*];
+        $(paste::paste! {
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_arg_words_argmin_ $t>](
+                input: *const $t, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, _width: u32,
+                partials: *mut ValueIndex<$t>, values: *mut $t, indices: *mut u8, wide: u32,
+            ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
+                let out = ArgLines { partials, values, indices, wide };
+                arg_words_body::<$t, Smallest>(input, rows, n, lda, tile, splits, out)
+            }
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_arg_words_argmax_ $t>](
+                input: *const $t, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, _width: u32,
+                partials: *mut ValueIndex<$t>, values: *mut $t, indices: *mut u8, wide: u32,
+            ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
+                let out = ArgLines { partials, values, indices, wide };
+                arg_words_body::<$t, Largest>(input, rows, n, lda, tile, splits, out)
+            }
+        })*
+    };
+}
+axis_arg_words!(f16, bf16);

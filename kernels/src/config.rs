@@ -178,6 +178,12 @@ pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
 /// 14–17 µs, two 18–26; 4096² bf16 columns: 64 splits of 64 rows 8–12% faster than 128 of 32 for
 /// sums on an H100 and an H200, and f32's 64 splits faster than 66 of 62 or 63 rows on the H200).
 pub const AXIS_VECTOR_MIN_ROWS_PER_THREAD: usize = 64;
+/// Axis column argmin and argmax of halves fold words of columns (the `words` kernels,
+/// `column_tracks`) when each thread walks at least this many rows: 8192 × 28,672 bf16 argmax
+/// (455 rows a thread) 180.5 → 145.5 µs, 2^20 × 64 (124 rows) 67.7 → 59.4; 64 rows −2% to
+/// +2.5%; shorter walks move most words in most batches (32 × 128,256, 32 rows: 15.8 → 17.2 µs;
+/// 16 × 2^22, 16 rows: 85.5 → 90.8; H200).
+pub const AXIS_WORD_TRACK_MIN_ROWS: usize = 96;
 /// Threads per block of the batched `Op::N` kernel (a warp per row, as the row kernels).
 pub const SGEMV_BATCHED_BLOCK: u32 = 256;
 /// Rows a warp of the batched `Op::N` kernel sums at once (their loads in flight together).

@@ -4,9 +4,10 @@
 //!
 //! Layering follows CUB: lane exchange ([`shuffle`]) under the operators ([`ops`]; the 16-bit
 //! floats' in [`halves`], the min/max folds in [`packed`]), per-thread loads and folds
-//! ([`thread`]), warp reductions ([`warp`]), the host's tagged result words ([`publish`]), block
-//! reductions ([`block`]), then the device-wide kernels ([`reduce`], [`typed`], [`arg`],
-//! [`axis`], [`axis_arg`], [`sgemv`]), and the zero [`fill`] the host clears outputs with.
+//! ([`thread`]; the column arg tracks of halves in [`column_tracks`]), warp reductions
+//! ([`warp`]), the host's tagged result words ([`publish`]), block reductions ([`block`]), then
+//! the device-wide kernels ([`reduce`], [`typed`], [`arg`], [`axis`], [`axis_arg`], [`sgemv`]),
+//! and the zero [`fill`] the host clears outputs with.
 #![cfg_attr(
     target_os = "cuda",
     no_std,
@@ -37,5 +38,5 @@ pub mod typed;
 #[cfg(not(target_os = "cuda"))]
 pub mod images;
 
-gpu_modules!(pub block, grid_dependency, halves, ops, packed, piece_fold, publish, shuffle, thread, warp);
+gpu_modules!(pub block, column_tracks, grid_dependency, halves, ops, packed, piece_fold, publish, shuffle, thread, warp);
 gpu_modules!(shared);

@@ -20,11 +20,13 @@
 pub mod arg;
 pub(crate) mod plan;
 
-use plan::{column_width, first_block, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisFold};
+use plan::{
+    column_width, column_word_tracks, first_block, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisFold,
+};
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::arg::{enqueue_arg, ArgOp, ArgSlot};
-use crate::entries::{axis_arg_entry, axis_entry};
+use crate::entries::{axis_arg_entry, axis_arg_words_entry, axis_entry};
 use crate::error::{Error, Result};
 use crate::gpu::ResultSlot;
 use crate::gpu::{check_overlap, Enqueue, GpuStream, KernelArgs};
@@ -205,11 +207,19 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             args.out("input", job.input).usize(shape.m).usize(shape.n).usize(shape.lda).u32(tile).u32(splits);
             args.u32(job.width);
             job.push_out(&mut args, partials);
-            // SAFETY: `axis_cols_{op}_{T}` takes (input, rows, n, lda, tile, splits, width, out)
-            // as pushed; `width` is `column_width`'s (1, or a vector on 16-byte aligned rows); the
-            // grid is ⌈n / (tile·width)⌉·splits; `partials` (or out) holds every column's
+            let entry = match job.out {
+                Results::Arg { .. } if column_word_tracks(job.type_name, shape, strategy, job.width) => {
+                    axis_arg_words_entry(job.op, job.type_name)
+                }
+                _ => job.entry(COLS),
+            };
+            // SAFETY: `axis[_arg]_cols_{op}_{T}` takes (input, rows, n, lda, tile, splits, width,
+            // out) as pushed, and so does `axis_arg_words_{op}_{T}` where `column_word_tracks`
+            // holds (a vector of columns per thread, splits of fewer than 2^32 rows); `width` is
+            // `column_width`'s (1, or a vector on 16-byte aligned rows); the grid is
+            // ⌈n / (tile·width)⌉·splits; `partials` (or out) holds every column's
             // splits·(AXIS_BLOCK / tile) chunks.
-            unsafe { q.launch(job.entry(COLS), grid, AXIS_BLOCK, &args)? };
+            unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };
         }
         AxisStrategy::Auto => unreachable!("resolved before enqueueing"),
     }

@@ -5,7 +5,7 @@ use crate::launch::div_ceil;
 use kernels::config::{
     AXIS_BLOCK, AXIS_BLOCK_ROW_MIN_BYTES, AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_CHUNK_BYTES, AXIS_MIN_ROWS_PER_THREAD,
     AXIS_SEGMENT_BLOCK, AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM,
-    AXIS_VECTOR_MIN_ROWS_PER_THREAD, VECTOR_BYTES, WARP_SIZE,
+    AXIS_VECTOR_MIN_ROWS_PER_THREAD, AXIS_WORD_TRACK_MIN_ROWS, VECTOR_BYTES, WARP_SIZE,
 };
 
 /// Most partials one column folds (`fold`: 64 per thread, four loads in flight at a time):
@@ -131,6 +131,23 @@ pub fn column_width(elem: usize, addr: u64, shape: AxisShape) -> u32 {
     } else {
         1
     }
+}
+
+/// Whether an arg op over the columns of `type_name` with the resolved `strategy`, `width`
+/// columns a thread, runs the `words` kernel instead of `cols`: types of
+/// `kernels::axis_arg::AXIS_ARG_WORD_TYPES`, a 16-byte vector of columns per thread, and
+/// threads that walk `AXIS_WORD_TRACK_MIN_ROWS` rows or more in splits of fewer than 2^32 rows.
+pub fn column_word_tracks(type_name: &str, shape: AxisShape, strategy: AxisStrategy, width: u32) -> bool {
+    let (tile, splits) = match strategy {
+        AxisStrategy::Columns { tile, splits } => (tile as usize, splits as usize),
+        _ => return false,
+    };
+    let per = div_ceil(shape.m, splits.max(1));
+    let phases = AXIS_BLOCK as usize / tile.max(1);
+    kernels::axis_arg::AXIS_ARG_WORD_TYPES.contains(&type_name)
+        && width > 1
+        && per / phases.max(1) >= AXIS_WORD_TRACK_MIN_ROWS
+        && per <= u32::MAX as usize
 }
 
 /// Pieces of a row that takes a whole block: a warp each ([`kernels::axis::folds_in_block`]).

@@ -2,7 +2,7 @@
 use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES};
 use super::*;
 use crate::gpu::check_overlap;
-use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES, AXIS_SEGMENT_BLOCK, WARP_SIZE};
+use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES, AXIS_SEGMENT_BLOCK, AXIS_WORD_TRACK_MIN_ROWS, WARP_SIZE};
 
 const H100_SMS: u32 = 132;
 
@@ -277,4 +277,33 @@ fn outputs_are_checked_for_length_then_overlap() {
     assert_eq!(into_input, Err(Error::Overlap { what: "values", with: "input" }));
     // Only the results' bytes count: an output longer than needed may run on into the input.
     assert_eq!(check_outputs(&[out("values", 0x0ff0, 8)], 4, &read), Ok(()));
+}
+
+#[test]
+fn column_arg_of_halves_takes_word_tracks_on_long_walks() {
+    use super::plan::column_word_tracks;
+    let auto = |m: usize, n: usize| {
+        let shape = AxisShape::new(m, n);
+        let (shape, strategy) = auto_strategy(Axis::Columns, shape, 2, AxisFold::Args, 8, H100_SMS);
+        (shape, strategy)
+    };
+    // 8192 × 28,672: 14 tiles of 256 threads, 18 splits of 456 rows, a row a step.
+    let (shape, strategy) = auto(8192, 28_672);
+    assert_eq!(strategy, AxisStrategy::Columns { tile: 256, splits: 18 });
+    assert!(column_word_tracks("bf16", shape, strategy, 8));
+    assert!(column_word_tracks("f16", shape, strategy, 8));
+    // Not for other types, nor a column per thread, nor walks of 64 rows (4096²) or 16 rows.
+    assert!(!column_word_tracks("f32", shape, strategy, 4));
+    assert!(!column_word_tracks("i16", shape, strategy, 8));
+    assert!(!column_word_tracks("bf16", shape, strategy, 1));
+    let (shape, strategy) = auto(4096, 4096);
+    assert!(!column_word_tracks("bf16", shape, strategy, 8));
+    let (shape, strategy) = auto(16, 1 << 22);
+    assert!(!column_word_tracks("bf16", shape, strategy, 8));
+    // The bound itself: 96 rows a thread in one split of tiles of 32 threads (8 rows a step).
+    let named = |m: usize| (AxisShape::new(m, 1029), AxisStrategy::Columns { tile: 32, splits: 1 });
+    let (at, below) = (named(8 * AXIS_WORD_TRACK_MIN_ROWS), named(8 * AXIS_WORD_TRACK_MIN_ROWS - 1));
+    assert!(column_word_tracks("bf16", at.0, at.1, 8));
+    assert!(!column_word_tracks("bf16", below.0, below.1, 8));
+    assert!(!column_word_tracks("bf16", at.0, rows(32, 1), 8));
 }

@@ -43,6 +43,25 @@ pub trait ArgElement: ArgKey + Ordered + Element {
     }
     /// Key `k` of lane `lane ^ mask` (`shfl.sync.bfly`).
     unsafe fn shfl_key(k: Self::Key, mask: u32) -> Self::Key;
+    /// Elements per 32-bit word of [`ArgElement::word_max`] and [`ArgElement::word_min`]; 0
+    /// where the type has neither (its column tracks key every element).
+    const WORD_LANES: usize = 0;
+    /// Lane by lane max of two words of elements in `max_key` order, a NaN as the canonical NaN
+    /// (PTX's `.NaN` max, which orders -0.0 below +0.0). Only where `WORD_LANES` > 0.
+    #[inline(always)]
+    fn word_max(a: u32, _b: u32) -> u32 {
+        a
+    }
+    /// Lane by lane min in `min_key` order, as [`ArgElement::word_max`].
+    #[inline(always)]
+    fn word_min(a: u32, _b: u32) -> u32 {
+        a
+    }
+    /// A word with `x` in each of its `WORD_LANES` lanes.
+    #[inline(always)]
+    fn splat(_x: Self) -> u32 {
+        0
+    }
 }
 
 /// An [`ArgElement`] impl's [`ArgElement::vec_max_key`] where `vec_max` folds with PTX's `.NaN`
@@ -96,7 +115,8 @@ macro_rules! arg_byte {
 }
 arg_byte!(u8: 0, i8: 0x8080_8080);
 
-/// Halves: a vector folded two lanes at a time by the packed max and min.
+/// Halves: a vector folded two lanes at a time by the packed max and min, two columns' words
+/// likewise.
 macro_rules! arg_half {
     ($($t:ty: $max:literal $min:literal);*) => {$(
         impl ArgElement for $t {
@@ -106,20 +126,31 @@ macro_rules! arg_half {
             fn vec_min(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $min)) }
             canonical_max_key!();
             key_shuffle!();
+            const WORD_LANES: usize = 2;
+            #[inline(always)]
+            fn word_max(a: u32, b: u32) -> u32 { packed_pair!($max, a, b) }
+            #[inline(always)]
+            fn word_min(a: u32, b: u32) -> u32 { packed_pair!($min, a, b) }
+            #[inline(always)]
+            fn splat(x: $t) -> u32 { x.to_bits() as u32 * 0x1_0001 }
         }
     )*};
+}
+/// The packed 16-bit op `$inst` on the words `$a` and `$b`.
+macro_rules! packed_pair {
+    ($inst:literal, $a:expr, $b:expr) => {{
+        let d: u32;
+        unsafe {
+            asm!(concat!($inst, " {0}, {1}, {2};"), out(reg32) d, in(reg32) $a, in(reg32) $b,
+                 options(pure, nomem, nostack));
+        }
+        d
+    }};
 }
 /// The packed 16-bit op `$inst` over a vector's four words, then over the two halves left.
 macro_rules! packed_halves {
     ($w:expr, $inst:literal) => {{
-        let op = |a: u32, b: u32| {
-            let d: u32;
-            unsafe {
-                asm!(concat!($inst, " {0}, {1}, {2};"), out(reg32) d, in(reg32) a, in(reg32) b,
-                     options(pure, nomem, nostack));
-            }
-            d
-        };
+        let op = |a: u32, b: u32| packed_pair!($inst, a, b);
         let acc = op(op($w[0], $w[1]), op($w[2], $w[3]));
         op(acc, acc >> 16) as u16
     }};
@@ -133,6 +164,9 @@ pub trait Direction<T: ArgElement>: End<T> {
     const START: T;
     /// The key of one 16-byte vector's extreme toward this end.
     fn vec_key(w: &[u32; 4]) -> T::Key;
+    /// Lane by lane extreme toward this end of two words of elements
+    /// ([`ArgElement::word_max`] or [`ArgElement::word_min`]).
+    fn word_extreme(a: u32, b: u32) -> u32;
 }
 
 impl<T: ArgElement> Direction<T> for Largest {
@@ -141,12 +175,20 @@ impl<T: ArgElement> Direction<T> for Largest {
     fn vec_key(w: &[u32; 4]) -> T::Key {
         T::vec_max_key(w)
     }
+    #[inline(always)]
+    fn word_extreme(a: u32, b: u32) -> u32 {
+        T::word_max(a, b)
+    }
 }
 impl<T: ArgElement> Direction<T> for Smallest {
     const START: T = T::HIGHEST;
     #[inline(always)]
     fn vec_key(w: &[u32; 4]) -> T::Key {
         T::vec_min(w).min_key()
+    }
+    #[inline(always)]
+    fn word_extreme(a: u32, b: u32) -> u32 {
+        T::word_min(a, b)
     }
 }
 
