@@ -328,6 +328,24 @@ macro_rules! axis_arg {
 
 crate::typed::typed_types!(axis_arg);
 
+/// The `words` entry point of arg op `$opname` (direction `$dir`) over `$e`.
+macro_rules! axis_arg_words_entry {
+    ($e:ident, $opname:ident: $dir:ty) => {
+        paste::paste! {
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_arg_words_ $opname _ $e>](
+                input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, _width: u32,
+                partials: *mut ValueIndex<$e>, values: *mut $e, indices: *mut u8, wide: u32,
+            ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
+                let out = ArgLines { partials, values, indices, wide };
+                arg_words_body::<$e, $dir>(input, rows, n, lda, tile, splits, out)
+            }
+        }
+    };
+}
+
 /// The `words` entry points, `axis_arg_words_{op}_{type}`, for each type with two elements a
 /// word ([`crate::ops::arg::ArgElement::WORD_LANES`]), and their list.
 macro_rules! axis_arg_words {
@@ -337,28 +355,10 @@ macro_rules! axis_arg_words {
         /// columns per thread, so `input` and lda·size multiples of 16 bytes), and each split's
         /// rows fewer than 2^32.
         pub const AXIS_ARG_WORD_TYPES: [&str; [$(stringify!($t)),*].len()] = [$(stringify!($t)),*];
-        $(paste::paste! {
-            #[cfg(target_os = "cuda")]
-            #[kernel]
-            pub unsafe fn [<axis_arg_words_argmin_ $t>](
-                input: *const $t, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, _width: u32,
-                partials: *mut ValueIndex<$t>, values: *mut $t, indices: *mut u8, wide: u32,
-            ) {
-                crate::grid_dependency::wait_for_prerequisite_grids();
-                let out = ArgLines { partials, values, indices, wide };
-                arg_words_body::<$t, Smallest>(input, rows, n, lda, tile, splits, out)
-            }
-            #[cfg(target_os = "cuda")]
-            #[kernel]
-            pub unsafe fn [<axis_arg_words_argmax_ $t>](
-                input: *const $t, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, _width: u32,
-                partials: *mut ValueIndex<$t>, values: *mut $t, indices: *mut u8, wide: u32,
-            ) {
-                crate::grid_dependency::wait_for_prerequisite_grids();
-                let out = ArgLines { partials, values, indices, wide };
-                arg_words_body::<$t, Largest>(input, rows, n, lda, tile, splits, out)
-            }
-        })*
+        $(
+            axis_arg_words_entry!($t, argmin: Smallest);
+            axis_arg_words_entry!($t, argmax: Largest);
+        )*
     };
 }
 axis_arg_words!(f16, bf16);
