@@ -180,9 +180,9 @@ pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
 pub const AXIS_VECTOR_MIN_ROWS_PER_THREAD: usize = 64;
 /// Axis column argmin and argmax of halves fold words of columns (the `words` kernels,
 /// `column_tracks`) when each thread walks at least this many rows: 8192 × 28,672 bf16 argmax
-/// (455 rows a thread) 180.5 → 145.5 µs, 2^20 × 64 (124 rows) 67.7 → 59.4; 64 rows −2% to
-/// +2.5%; shorter walks move most words in most batches (32 × 128,256, 32 rows: 15.8 → 17.2 µs;
-/// 16 × 2^22, 16 rows: 85.5 → 90.8; H200).
+/// (455 rows a thread) 180.5 → 145.0 µs, 2^20 × 64 (124 rows) 67.4 → 58.5. Every walk through
+/// them: 64 rows −3% to +2%, 32 × 128,256 (32 rows, 63 blocks) 15.7 → 17.6, 16 × 2^22 (16 rows)
+/// indices 74.7 → 68.1 but values level (H200).
 pub const AXIS_WORD_TRACK_MIN_ROWS: usize = 96;
 /// Threads per block of the batched `Op::N` kernel (a warp per row, as the row kernels).
 pub const SGEMV_BATCHED_BLOCK: u32 = 256;
