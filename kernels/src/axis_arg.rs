@@ -331,9 +331,6 @@ crate::typed::typed_types!(axis_arg);
 /// The `words` entry point of arg op `$opname` (direction `$dir`) over `$e`.
 macro_rules! axis_arg_words_entry {
     ($e:ident, $opname:ident: $dir:ty) => {
-        // `column_tracks` looks at two lanes a word.
-        #[cfg(target_os = "cuda")]
-        const _: () = assert!(<$e as ArgElement>::WORD_LANES == 2);
         paste::paste! {
             #[cfg(target_os = "cuda")]
             #[kernel]
