@@ -44,7 +44,7 @@ use crate::{
     block,
     column_tracks::walk_column_words,
     config::{ValueIndex, WARP_SIZE},
-    ops::arg::{ArgElement, ArgFold, ArgOf, Direction, FurthestTrack, Largest, PackedPairs, PairEnd, Smallest, Track},
+    ops::arg::{ArgElement, ArgFold, ArgOf, Direction, FurthestTrack, Largest, Smallest, Track},
     ops::ReduceOp,
     piece_fold::walk_pieces,
     thread::{block_index, fold_arg_range, fold_arg_range_piece, grid_blocks, track_arg_range_piece},
@@ -240,7 +240,7 @@ unsafe fn arg_cols_body<E: ArgElement, D: Direction<E>>(
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn arg_words_body<E: PackedPairs, D: PairEnd<E>>(
+unsafe fn arg_words_body<E: ArgElement, D: Direction<E>>(
     input: *const E,
     rows: usize,
     n: usize,
@@ -347,7 +347,7 @@ macro_rules! axis_arg_words_entry {
 }
 
 /// The `words` entry points, `axis_arg_words_{op}_{type}`, for each type with two elements a
-/// word ([`crate::ops::arg::PackedPairs`]), and their list.
+/// word ([`crate::ops::arg::ArgElement::WORD_LANES`]), and their list.
 macro_rules! axis_arg_words {
     ($($t:ident),*) => {
         /// Element types with a `words` entry (column arg tracks by packed extremes,

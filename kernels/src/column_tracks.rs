@@ -1,6 +1,6 @@
 //! argmin and argmax of a thread's 16-byte vector of columns of halves by packed extremes:
 //! each word of the vector (two columns) keeps its lanes' extremes so far, folded four rows at
-//! a time by PTX's `.NaN` max or min ([`PackedPairs::word_max`]) and compared with them once per
+//! a time by PTX's `.NaN` max or min ([`ArgElement::word_max`]) and compared with them once per
 //! four rows. Only a batch that moves some word looks, lane by lane, for the first row that
 //! reached a lane's new extreme.
 //!
@@ -15,7 +15,7 @@
 //! strictly further; a NaN best stays canonical, so a later NaN leaves it (the first NaN wins).
 use crate::{
     axis::{walk_rows, ColumnPart, MAX_COLUMN_WIDTH},
-    ops::arg::{PackedPairs, PairEnd},
+    ops::arg::{ArgElement, Direction},
     thread::load_v4,
 };
 use core::marker::PhantomData;
@@ -28,7 +28,7 @@ struct WordTracks<E, D> {
     end: PhantomData<(E, D)>,
 }
 
-impl<E: PackedPairs, D: PairEnd<E>> WordTracks<E, D> {
+impl<E: ArgElement, D: Direction<E>> WordTracks<E, D> {
     #[inline(always)]
     fn start() -> Self {
         WordTracks { best: [E::splat(D::START); 4], row: [0; MAX_COLUMN_WIDTH], end: PhantomData }
@@ -115,7 +115,7 @@ impl<E: PackedPairs, D: PairEnd<E>> WordTracks<E, D> {
 /// Each split holds fewer than 2^32 rows.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn walk_column_words<E: PackedPairs, D: PairEnd<E>, S: Fn(usize, usize, usize)>(
+pub(crate) unsafe fn walk_column_words<E: ArgElement, D: Direction<E>, S: Fn(usize, usize, usize)>(
     input: *const E,
     rows: usize,
     n: usize,

@@ -43,18 +43,25 @@ pub trait ArgElement: ArgKey + Ordered + Element {
     }
     /// Key `k` of lane `lane ^ mask` (`shfl.sync.bfly`).
     unsafe fn shfl_key(k: Self::Key, mask: u32) -> Self::Key;
-}
-
-/// Elements two to a 32-bit word with packed `.NaN` extremes (f16, bf16): what the column
-/// tracks of [`crate::column_tracks`] fold.
-pub trait PackedPairs: ArgElement {
+    /// Elements per 32-bit word of [`ArgElement::word_max`] and [`ArgElement::word_min`]; 0
+    /// where the type has neither (its column tracks key every element).
+    const WORD_LANES: usize = 0;
     /// Lane by lane max of two words of elements in `max_key` order, a NaN as the canonical NaN
-    /// (PTX's `.NaN` max, which orders -0.0 below +0.0).
-    fn word_max(a: u32, b: u32) -> u32;
-    /// Lane by lane min in `min_key` order, as [`PackedPairs::word_max`].
-    fn word_min(a: u32, b: u32) -> u32;
-    /// A word with `x` in both lanes.
-    fn splat(x: Self) -> u32;
+    /// (PTX's `.NaN` max, which orders -0.0 below +0.0). Only where `WORD_LANES` > 0.
+    #[inline(always)]
+    fn word_max(a: u32, _b: u32) -> u32 {
+        a
+    }
+    /// Lane by lane min in `min_key` order, as [`ArgElement::word_max`].
+    #[inline(always)]
+    fn word_min(a: u32, _b: u32) -> u32 {
+        a
+    }
+    /// A word with `x` in each of its `WORD_LANES` lanes.
+    #[inline(always)]
+    fn splat(_x: Self) -> u32 {
+        0
+    }
 }
 
 /// An [`ArgElement`] impl's [`ArgElement::vec_max_key`] where `vec_max` folds with PTX's `.NaN`
@@ -119,8 +126,7 @@ macro_rules! arg_half {
             fn vec_min(w: &[u32; 4]) -> $t { <$t>::from_bits(packed_halves!(w, $min)) }
             canonical_max_key!();
             key_shuffle!();
-        }
-        impl PackedPairs for $t {
+            const WORD_LANES: usize = 2;
             #[inline(always)]
             fn word_max(a: u32, b: u32) -> u32 { packed_pair!($max, a, b) }
             #[inline(always)]
@@ -158,6 +164,9 @@ pub trait Direction<T: ArgElement>: End<T> {
     const START: T;
     /// The key of one 16-byte vector's extreme toward this end.
     fn vec_key(w: &[u32; 4]) -> T::Key;
+    /// Lane by lane extreme toward this end of two words of elements
+    /// ([`ArgElement::word_max`] or [`ArgElement::word_min`]).
+    fn word_extreme(a: u32, b: u32) -> u32;
 }
 
 impl<T: ArgElement> Direction<T> for Largest {
@@ -166,6 +175,10 @@ impl<T: ArgElement> Direction<T> for Largest {
     fn vec_key(w: &[u32; 4]) -> T::Key {
         T::vec_max_key(w)
     }
+    #[inline(always)]
+    fn word_extreme(a: u32, b: u32) -> u32 {
+        T::word_max(a, b)
+    }
 }
 impl<T: ArgElement> Direction<T> for Smallest {
     const START: T = T::HIGHEST;
@@ -173,20 +186,6 @@ impl<T: ArgElement> Direction<T> for Smallest {
     fn vec_key(w: &[u32; 4]) -> T::Key {
         T::vec_min(w).min_key()
     }
-}
-
-/// A [`Direction`] over [`PackedPairs`]: its lane by lane extreme of two words.
-pub trait PairEnd<T: PackedPairs>: Direction<T> {
-    /// [`PackedPairs::word_max`] or [`PackedPairs::word_min`].
-    fn word_extreme(a: u32, b: u32) -> u32;
-}
-impl<T: PackedPairs> PairEnd<T> for Largest {
-    #[inline(always)]
-    fn word_extreme(a: u32, b: u32) -> u32 {
-        T::word_max(a, b)
-    }
-}
-impl<T: PackedPairs> PairEnd<T> for Smallest {
     #[inline(always)]
     fn word_extreme(a: u32, b: u32) -> u32 {
         T::word_min(a, b)
