@@ -103,6 +103,54 @@ fn axis_bf16() {
     every_shape::<bf16>("axis_bf16", &[bf16::NAN, bf16::INFINITY, bf16::NEG_INFINITY, bf16::NEG_ZERO, bf16::ZERO]);
 }
 
+/// Columns folded in their launch (`FoldedColumns`), each type with `tiles` kernels: tiles of
+/// 1 to 256 threads (the last one partial), one split (the block's phases alone) and several
+/// (each tile's last block folds them; the calls in turn reuse the tickets the last blocks
+/// leave zero), a column per thread (padded and offset rows) and a vector of them (aligned
+/// rows, a partial last vector). Integer types are refused before any launch.
+#[test]
+fn folded_columns() {
+    use cudakernels::{bf16, f16, ArgOp, Error};
+    let handle = match gpu("axis_folded_columns") {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh("axis_folded_columns");
+    fn each<T: Reference>(s: &cudakernels::GpuStream, rng: &mut Rng, specials: &[T]) {
+        let (m, n) = (3001, 1029);
+        let cases = [Case::<T>::new(rng, m, n, 5, 3, specials), Case::<T>::new(rng, m, n, aligned_pad(n), 0, specials)];
+        for case in cases.iter() {
+            let ctx = format!("seed {} {} {}x{} lda {}", rng.seed, T::NAME, m, n, case.shape.lda);
+            for &tile in [1, 4, 32, 256].iter() {
+                for &splits in [1, 3, 40].iter() {
+                    run_case(s, case, Axis::Columns, AxisStrategy::FoldedColumns { tile, splits }, &ctx);
+                }
+            }
+        }
+    }
+    each::<f32>(s, &mut rng, &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0]);
+    each::<f16>(s, &mut rng, &[f16::NAN, f16::INFINITY, f16::NEG_INFINITY, f16::NEG_ZERO, f16::ZERO]);
+    each::<bf16>(s, &mut rng, &[bf16::NAN, bf16::INFINITY, bf16::NEG_INFINITY, bf16::NEG_ZERO, bf16::ZERO]);
+
+    let folded = AxisStrategy::FoldedColumns { tile: 32, splits: 3 };
+    let shape = AxisShape::new(64, 64);
+    let ints = upload(&vec![7i32; 64 * 64]);
+    let sums = poisoned::<i64>(64);
+    let refused = s.sum_along(Axis::Columns, shape, &ints, &mut sums.index(..), folded);
+    assert!(matches!(refused, Err(Error::Unsupported { .. })), "i32 folded columns: {:?}", refused);
+    let (values, indices) = (poisoned::<i32>(64), poisoned::<u32>(64));
+    let (v, x) = (&mut values.index(..), &mut indices.index(..));
+    let refused = s.arg_along(ArgOp::ArgMax, Axis::Columns, shape, &ints, v, x, folded);
+    assert!(matches!(refused, Err(Error::Unsupported { .. })), "i32 argmax folded columns: {:?}", refused);
+    // Nothing was written.
+    assert!(download(s, &sums).iter().all(|&v| v == i64::from_ne_bytes([0xa5; 8])), "a refused call wrote its output");
+    assert!(
+        download(s, &indices).iter().all(|&v| v == u32::from_ne_bytes([0xa5; 4])),
+        "a refused call wrote its output"
+    );
+}
+
 /// Every named strategy's parameters on shapes they split, pad and offset.
 #[test]
 fn named_strategies() {

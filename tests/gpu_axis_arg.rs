@@ -12,7 +12,9 @@ use common::arg::{cases, check_along, check_indices, matrix, run_along, ArgRef, 
 use common::axis::poisoned;
 use common::{download, gpu, upload, Rng};
 use cudakernels::cust::memory::{DeviceCopy, DevicePointer, DeviceSlice};
-use cudakernels::{bf16, column_word_tracks, f16, ArgOp, Axis, AxisShape, AxisStrategy, Error, AXIS_MAX_ROW_PIECES};
+use cudakernels::{
+    bf16, column_word_tracks, f16, ArgOp, Axis, AxisShape, AxisStrategy, Error, AXIS_MAX_ROW_PIECES, AXIS_TILE_TYPES,
+};
 
 const SIZES: [usize; 7] = [0, 1, 31, 32, 33, 255, 257];
 
@@ -115,6 +117,15 @@ fn named<T: ArgRef>(test: &str) {
             run_along::<T, u64>(s, data, 0, aligned, Axis::Columns, strategy, &ctx);
         }
     }
+    // Columns folded in their launch, where the type has `tiles` kernels.
+    if AXIS_TILE_TYPES.contains(&T::NAME) {
+        for &(tile, splits) in [(1, 1), (4, 3), (32, 40), (256, 5)].iter() {
+            let strategy = AxisStrategy::FoldedColumns { tile, splits };
+            run_along::<T, u64>(s, (&buffer, &lines), 5, shape, Axis::Columns, strategy, &ctx);
+            let data = (&aligned_buffer[..], &aligned_lines[..]);
+            run_along::<T, u32>(s, data, 0, aligned, Axis::Columns, strategy, &ctx);
+        }
+    }
     // Enough rows of 16 KiB or more (f32) for `Auto` to give each a block.
     let block_rows = (16 * s.sm_count() as usize + 3, 4103, Axis::Rows);
     let autos = [(2, 100_003, Axis::Rows), (5000, 33, Axis::Columns), (100_001, 1, Axis::Columns), block_rows];
@@ -153,6 +164,41 @@ fn column_words<T: ArgRef>(test: &str) {
         run_along::<T, u64>(s, (&buffer, &lines), 0, shape, Axis::Columns, strategy, &ctx);
         run_along::<T, u32>(s, (&buffer, &lines), 0, shape, Axis::Columns, strategy, &ctx);
     }
+}
+
+/// Columns folded in their launch (`FoldedColumns`): tiles of 4 to 64 threads, one split and
+/// several (each tile's last block folds them), a column per thread (padded, offset rows) and a
+/// vector of them (a partial last vector), every arg case per column, both index widths.
+fn folded_columns<T: ArgRef>(test: &str) {
+    let handle = match gpu(test) {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh(test);
+    for &(lda, offset) in [(1034, 5), (1040, 0)].iter() {
+        let shape = AxisShape::new(3001, 1029).with_lda(lda);
+        let ctx = format!("seed {} {} 3001x1029 lda {} offset {}", rng.seed, T::NAME, lda, offset);
+        let (buffer, lines) = matrix::<T>(&mut rng, shape, offset, Axis::Columns);
+        for &(tile, splits) in [(4, 40), (32, 1), (64, 3)].iter() {
+            let strategy = AxisStrategy::FoldedColumns { tile, splits };
+            run_along::<T, u64>(s, (&buffer, &lines), offset, shape, Axis::Columns, strategy, &ctx);
+            run_along::<T, u32>(s, (&buffer, &lines), offset, shape, Axis::Columns, strategy, &ctx);
+        }
+    }
+}
+
+#[test]
+fn folded_columns_f32() {
+    folded_columns::<f32>("axis_arg_folded_columns_f32");
+}
+#[test]
+fn folded_columns_f16() {
+    folded_columns::<f16>("axis_arg_folded_columns_f16");
+}
+#[test]
+fn folded_columns_bf16() {
+    folded_columns::<bf16>("axis_arg_folded_columns_bf16");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use common::arg::{matrix, run_along, ArgRef, AXIS_ARG_OPS};
 use common::axis::{run_case, Case};
 use common::typed::Reference;
 use common::{download, gpu, upload, Rng, U32};
-use cudakernels::{bf16, f16, ArgOp, ValueIndex, ARG_TYPES, TYPED_TYPES};
+use cudakernels::{bf16, f16, ArgOp, ValueIndex, ARG_TYPES, AXIS_TILE_TYPES, TYPED_TYPES};
 use cudakernels::{
     Axis, AxisShape, AxisStrategy, Finish, GemvVector, GpuStream, HalfWeight, LadderKernel, Op, ReduceStrategy,
     SgemvBatch, SgemvKernel, SgemvOptions, TypedElement, TypedOp,
@@ -179,7 +179,7 @@ fn sgemv_all(gpu: &GpuStream, rng: &mut Rng) -> usize {
 }
 
 /// The axis kernels over `T`: rows (whole, split so the fold runs too, and a row per block,
-/// folded in it) and columns, every op.
+/// folded in it) and columns, every op; columns folded in their launch where `T` has them.
 fn axis<T: Reference>(gpu: &GpuStream, rng: &mut Rng) -> usize {
     let case = Case::<T>::new(rng, 40, 70, 3, 1, &[]);
     let ctx = format!("seed {} {}", rng.seed, T::NAME);
@@ -187,7 +187,11 @@ fn axis<T: Reference>(gpu: &GpuStream, rng: &mut Rng) -> usize {
         run_case(gpu, &case, Axis::Rows, AxisStrategy::Rows { lanes: 32, chunks }, &ctx);
     }
     run_case(gpu, &case, Axis::Columns, AxisStrategy::Columns { tile: 32, splits: 2 }, &ctx);
-    4 * TypedOp::ALL.len()
+    if !AXIS_TILE_TYPES.contains(&T::NAME) {
+        return 4 * TypedOp::ALL.len();
+    }
+    run_case(gpu, &case, Axis::Columns, AxisStrategy::FoldedColumns { tile: 8, splits: 3 }, &ctx);
+    5 * TypedOp::ALL.len()
 }
 
 fn axis_all(gpu: &GpuStream, rng: &mut Rng) -> usize {

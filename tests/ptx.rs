@@ -6,8 +6,8 @@ use cudakernels::config::GRID_WAIT_MARKER;
 use cudakernels::stripe_depths;
 use cudakernels::{
     ladder_entry_point, ArgOp, GemvLoads, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_KERNELS,
-    AXIS_ARG_OPS, AXIS_ARG_WORD_TYPES, AXIS_KERNELS, AXIS_TYPES, FILL_KERNELS, GEMV_KERNELS, LADDER_BLOCKS, PTX,
-    TYPED_TYPES,
+    AXIS_ARG_OPS, AXIS_ARG_WORD_TYPES, AXIS_KERNELS, AXIS_TILE_TYPES, AXIS_TYPES, FILL_KERNELS, GEMV_KERNELS,
+    LADDER_BLOCKS, PTX, TYPED_TYPES,
 };
 
 /// The entry point whose `.entry` line starts at byte `start` of the PTX: its name and its text
@@ -315,6 +315,31 @@ fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
     }
 }
 
+/// The `tiles` entry points: every typed op and arg op over each type that has them.
+fn tile_names() -> Vec<String> {
+    let ops = TypedOp::ALL.iter().map(|op| format!("axis_tiles_{}", op.name()));
+    let args = AXIS_ARG_OPS.iter().map(|op| format!("axis_arg_tiles_{}", op));
+    ops.chain(args).flat_map(|k| AXIS_TILE_TYPES.iter().map(move |t| format!("{}_{}", k, t))).collect()
+}
+
+/// Columns folded in their launch (`column_tiles`): the column walk's loads, the block's stage
+/// (non-aligned barriers), the tile's ticket between GPU-scope fences, no local memory.
+#[test]
+fn tile_kernels_walk_columns_and_hand_their_splits_on() {
+    assert_eq!(tile_names().len(), (TypedOp::ALL.len() + AXIS_ARG_OPS.len()) * AXIS_TILE_TYPES.len());
+    for name in tile_names() {
+        let body = entry(&name);
+        axis_kernel_reads("cols", &name);
+        for needed in
+            ["ld.global.nc.v4.u32", "barrier.sync 0", "fence.acq_rel.gpu", "atom.relaxed.gpu.add.u32", "shfl.sync.bfly"]
+                .iter()
+        {
+            assert!(body.contains(needed), "{}: no {}", name, needed);
+        }
+        assert!(!body.contains(".local"), "{}: local memory", name);
+    }
+}
+
 /// The load batches that ptxas would otherwise split end with `issue_loads_together`'s
 /// CTA-scope fence, and only those: the `_tv` passes over A of halves, the `_nv` long walk with
 /// x of halves, and the axis column walks (`cols`, values and arg, and `words`).
@@ -332,6 +357,7 @@ fn split_load_batches_end_with_the_cta_fence() {
         fenced.extend(AXIS_TYPES.iter().map(|t| format!("axis_arg_cols_{}_{}", op, t)));
         fenced.extend(AXIS_ARG_WORD_TYPES.iter().map(|t| format!("axis_arg_words_{}_{}", op, t)));
     }
+    fenced.extend(tile_names());
     for (name, body) in entries() {
         assert_eq!(body.contains(FENCE), fenced.iter().any(|f| f == name), "{}: the fence after its load batch", name);
     }

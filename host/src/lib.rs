@@ -47,8 +47,8 @@ pub use typed::{bf16, f16, TypedElement, TypedOp};
 mod internals {
     pub use crate::arg::arg_entry_point;
     pub use crate::axis::plan::{
-        auto_strategy, column_width, column_word_tracks, first_block, first_grid, fold_grid, fold_plan, lanes_for,
-        resolve, AxisFold, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES,
+        auto_strategy, column_width, column_word_tracks, first_block, first_grid, fold_grid, fold_plan, folded_columns,
+        lanes_for, resolve, AxisFold, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES,
     };
     pub use crate::ladder::{
         ladder_entry_point, ladder_grid, Finish, LadderGrid, LadderKernel, LADDER_BLOCKS, LADDER_TYPES,
@@ -63,6 +63,7 @@ mod internals {
     pub use kernels::arg::{ARG_OPS, ARG_TYPES};
     pub use kernels::axis::{AXIS_KERNELS, AXIS_TYPES};
     pub use kernels::axis_arg::{AXIS_ARG_KERNELS, AXIS_ARG_OPS, AXIS_ARG_WORD_TYPES};
+    pub use kernels::column_tiles::AXIS_TILE_TYPES;
     pub use kernels::fill::FILL_KERNELS;
     pub use kernels::sgemv::half_gemv::{GemvLoads, GEMV_KERNELS};
     pub use kernels::sgemv::SGEMV_KERNELS;

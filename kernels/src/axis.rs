@@ -521,6 +521,26 @@ unsafe fn cols_body<E: Element, O: Fold<E>>(
     walk_columns(input, rows, n, lda, tile, splits, width, |_| O::identity(), fold, fold4, store)
 }
 
+/// [`walk_columns`] folding each column's elements into `O`'s accumulator in row order (as
+/// `cols_body` does), handed on with `store(c, slot, acc)`.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn walk_column_values<E: Element, O: Fold<E>, S: Fn(usize, usize, O::Acc)>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    tile: u32,
+    splits: u32,
+    width: u32,
+    store: S,
+) {
+    let fold = |acc, e, _| O::fold(acc, e);
+    let fold4 = |acc, e: [E; 4], _, _| O::fold(O::fold(O::fold(O::fold(acc, e[0]), e[1]), e[2]), e[3]);
+    walk_columns(input, rows, n, lda, tile, splits, width, |_| O::identity(), fold, fold4, store)
+}
+
 /// Folds each of `items` items' `chunks` partials (`load(item, k)`) and stores the result with
 /// `store(item, v)`, in a fixed order: a group of [`fold_lanes`] lanes per item
 /// ([`fold_in_groups`]), or for more partials a block per item, chunk k to thread k mod B (four

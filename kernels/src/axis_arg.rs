@@ -235,6 +235,33 @@ unsafe fn arg_cols_body<E: ArgElement, D: Direction<E>>(
     walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, fold4, store)
 }
 
+/// `cols`' arg walk ([`arg_cols_body`]), each column's (value, first row) handed on with
+/// `store(c, v)`; its value always read back (the `tiles` folds compare them).
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn walk_column_tracks<E: ArgElement, D: Direction<E>, S: Fn(usize, ValueIndex<E>)>(
+    input: *const E,
+    rows: usize,
+    n: usize,
+    lda: usize,
+    tile: u32,
+    splits: u32,
+    width: u32,
+    store: S,
+) {
+    let fold = |mut t: Track<E, D>, e, r| {
+        t.see_element(e, r);
+        t
+    };
+    let fold4 = |mut t: Track<E, D>, e, r, stride| {
+        t.see_elements4(e, r, stride);
+        t
+    };
+    let store = |col: usize, _, t: Track<E, D>| store(col, t.resolve_element(|r| *input.add(r * lda + col)));
+    walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, fold4, store)
+}
+
 /// `words`: `cols` over a 16-byte vector of columns of halves per thread by their words'
 /// extremes ([`walk_column_words`]); each column's row resolves as a [`Track`] at that row would.
 #[cfg(target_os = "cuda")]
@@ -362,3 +389,37 @@ macro_rules! axis_arg_words {
     };
 }
 axis_arg_words!(f16, bf16);
+
+/// The `tiles` entry point of arg op `$opname` (direction `$dir`) over `$e`: the typed ops'
+/// `tiles` arguments ([`crate::column_tiles`]), then where results go as `cols` takes them
+/// (values or null, indices, wide).
+macro_rules! axis_arg_tiles_entry {
+    ($e:ident, $opname:ident: $dir:ty) => {
+        paste::paste! {
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_arg_tiles_ $opname _ $e>](
+                input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, width: u32,
+                partials: *mut ValueIndex<$e>, tickets: *mut u32, values: *mut $e, indices: *mut u8, wide: u32,
+            ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
+                let out = ArgLines { partials: core::ptr::null_mut(), values, indices, wide };
+                crate::column_tiles::arg_tiles_body::<$e, $dir, _>(
+                    input, (rows, n, lda), (tile, splits, width), partials, tickets, |c, v| out.store(c, v),
+                )
+            }
+        }
+    };
+}
+
+/// The arg `tiles` entry points, `axis_arg_tiles_{op}_{type}`, over the types of
+/// [`crate::column_tiles::AXIS_TILE_TYPES`].
+macro_rules! axis_arg_tiles {
+    ($($t:ident => $sum:ident),* $(,)?) => {
+        $(
+            axis_arg_tiles_entry!($t, argmin: Smallest);
+            axis_arg_tiles_entry!($t, argmax: Largest);
+        )*
+    };
+}
+crate::column_tiles::tile_types!(axis_arg_tiles);

@@ -184,6 +184,15 @@ pub const AXIS_VECTOR_MIN_ROWS_PER_THREAD: usize = 64;
 /// them: 64 rows −3% to +2%, 32 × 128,256 (32 rows, 63 blocks) 15.7 → 17.6, 16 × 2^22 (16 rows)
 /// indices 74.7 → 68.1 but values level (H200).
 pub const AXIS_WORD_TRACK_MIN_ROWS: usize = 96;
+/// Axis columns folded in their launch (`column_tiles`): the most partials one thread of a
+/// column tile's last block folds (columns · splits / `AXIS_BLOCK`), four rounds of eight loads;
+/// Auto narrows the tile until its final fold takes no more (4096² f32 column sums: 31.2 µs in
+/// `cols`' 1,024 columns a tile, 264 partials a thread; 25.8 in 512, 64; 22.6 in 256, 16; H200).
+pub const AXIS_TILE_FOLD_PARTIALS: usize = 32;
+/// Axis columns folded in their launch: the narrowest tile's share of a row, in bytes (2^20 ×
+/// 64 bf16 column sums took 39.5 µs in tiles of 128 bytes, 40.7 in 64 and 46.6 in 32; f32 66.9,
+/// 77.9 and 90.7, H200).
+pub const AXIS_TILE_MIN_BYTES: usize = 128;
 /// Threads per block of the batched `Op::N` kernel (a warp per row, as the row kernels).
 pub const SGEMV_BATCHED_BLOCK: u32 = 256;
 /// Rows a warp of the batched `Op::N` kernel sums at once (their loads in flight together).

@@ -27,6 +27,7 @@ pub mod arg;
 pub mod arg_order;
 pub mod axis;
 pub mod axis_arg;
+pub mod column_tiles;
 #[macro_use]
 pub mod config;
 pub mod fill;

@@ -21,12 +21,13 @@ pub mod arg;
 pub(crate) mod plan;
 
 use plan::{
-    column_width, column_word_tracks, first_block, first_grid, fold_grid, fold_plan, lanes_for, resolve, AxisFold,
+    column_width, column_word_tracks, first_block, first_grid, fold_grid, fold_plan, folded_columns, lanes_for,
+    resolve, AxisFold,
 };
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::arg::{enqueue_arg, ArgOp, ArgSlot};
-use crate::entries::{axis_arg_entry, axis_arg_words_entry, axis_entry};
+use crate::entries::{axis_arg_entry, axis_arg_tiles_entry, axis_arg_words_entry, axis_entry, axis_tiles_entry};
 use crate::error::{Error, Result};
 use crate::gpu::ResultSlot;
 use crate::gpu::{check_overlap, Enqueue, GpuStream, KernelArgs};
@@ -221,6 +222,33 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             // splits·(AXIS_BLOCK / tile) chunks.
             unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };
         }
+        AxisStrategy::FoldedColumns { tile, splits } => {
+            if !kernels::column_tiles::AXIS_TILE_TYPES.contains(&job.type_name) {
+                return Err(Error::Unsupported {
+                    what: format!("{:?} over {}: no tiles kernel for this type", strategy, job.type_name),
+                });
+            }
+            let tiles = div_ceil(shape.n, (tile * job.width) as usize);
+            let (partials, tickets) = if splits > 1 {
+                (q.partials(splits as usize * shape.n * job.acc_bytes)?, q.flagged_slots(div_ceil(tiles, 2))?)
+            } else {
+                (0, 0)
+            };
+            args.out("input", job.input).usize(shape.m).usize(shape.n).usize(shape.lda).u32(tile).u32(splits);
+            args.u32(job.width).ptr(partials).ptr(tickets);
+            job.push_results(&mut args);
+            let entry = match job.out {
+                Results::Acc(_) => axis_tiles_entry(job.op, job.type_name),
+                Results::Arg { .. } => axis_arg_tiles_entry(job.op, job.type_name),
+            };
+            // SAFETY: `axis_tiles_{op}_{T}` takes (input, rows, n, lda, tile, splits, width,
+            // partials, tickets, out) and `axis_arg_tiles_{op}_{T}` (…, tickets, values, indices,
+            // wide) as pushed; `width` is `column_width`'s; the grid is ⌈n / (tile·width)⌉·splits;
+            // with splits > 1, `partials` holds splits·n accumulators and `tickets` a zeroed u32
+            // per column tile (the stream's zeroed slots, which the kernel leaves zero), else both
+            // are unused; the outputs hold n results.
+            unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };
+        }
         AxisStrategy::Auto => unreachable!("resolved before enqueueing"),
     }
     if let (Some(f), Some(partials)) = (fold.filter(|f| !f.by_last_piece), partials) {
@@ -301,6 +329,8 @@ impl GpuStream {
         let line = axis.line(shape);
         let fold = if matches!(results, Results::Arg { .. }) { AxisFold::Args } else { AxisFold::Values };
         let (shape, strategy) = resolve(axis, shape, elem, fold, width, self.sm_count(), strategy)?;
+        let strategy =
+            if auto { folded_columns(T::NAME, elem, fold, shape, width, self.sm_count(), strategy) } else { strategy };
         if count == 0 {
             return Ok(());
         }

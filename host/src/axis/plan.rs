@@ -4,8 +4,9 @@ use crate::error::{Error, Result};
 use crate::launch::div_ceil;
 use kernels::config::{
     AXIS_BLOCK, AXIS_BLOCK_ROW_MIN_BYTES, AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_CHUNK_BYTES, AXIS_MIN_ROWS_PER_THREAD,
-    AXIS_SEGMENT_BLOCK, AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM,
-    AXIS_VECTOR_MIN_ROWS_PER_THREAD, AXIS_WORD_TRACK_MIN_ROWS, VECTOR_BYTES, WARP_SIZE,
+    AXIS_SEGMENT_BLOCK, AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_TILE_FOLD_PARTIALS,
+    AXIS_TILE_MIN_BYTES, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD, AXIS_WORD_TRACK_MIN_ROWS,
+    VECTOR_BYTES, WARP_SIZE,
 };
 
 /// Most partials one column folds (`fold`: 64 per thread, four loads in flight at a time):
@@ -111,6 +112,10 @@ pub enum AxisStrategy {
     /// 16-byte aligned) and every (`AXIS_BLOCK` / tile)-th row, rows split into `splits` ≥ 1
     /// ranges (more than one such chunk per column adds the fold).
     Columns { tile: u32, splits: u32 },
+    /// The `tiles` kernel (`kernels::column_tiles`; f32, f16 and bf16, every op): `Columns`'
+    /// walk, each block folding its phases in shared memory and the last block of each column
+    /// tile folding its splits, in one launch.
+    FoldedColumns { tile: u32, splits: u32 },
 }
 
 impl Default for AxisStrategy {
@@ -187,6 +192,7 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block), but arg ops on elements of `ARG_WARP_ROW_ELEM` bytes keep a warp |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
+/// A call then runs `Columns` of f32, f16 and bf16 value folds as [`folded_columns`] says.
 /// Where that shape is one row of n ≥ 1 elements, the call runs instead as the whole-buffer
 /// reduction of the row (its fast path streams one long row faster than split chunks and their
 /// fold), except arg ops with u32 indices, which it does not write.
@@ -209,17 +215,8 @@ pub fn auto_strategy(
     if axis == Axis::Columns {
         let threads = div_ceil(shape.n.max(1), width.max(1) as usize);
         let tile = threads.next_power_of_two().clamp(1, AXIS_BLOCK as usize);
-        let (tiles, phases) = (div_ceil(threads, tile), AXIS_BLOCK as usize / tile);
-        let (per_sm, min_rows) = if width > 1 {
-            (AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD)
-        } else {
-            (AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_ROWS_PER_THREAD)
-        };
-        // Rounded down: a grid past per_sm blocks per SM leaves some SMs one block more, whose
-        // blocks (argmax's are bound by their instructions) finish a block's time later.
-        let want = (sm * per_sm / tiles).max(1);
-        let by_rows = shape.m / (phases * min_rows);
-        let splits = want.min(by_rows).min(AXIS_MAX_CHUNKS / phases).max(1);
+        let phases = AXIS_BLOCK as usize / tile;
+        let splits = column_splits(shape, tile, width, sm).min(AXIS_MAX_CHUNKS / phases).max(1);
         return (shape, AxisStrategy::Columns { tile: tile as u32, splits: splits as u32 });
     }
     let row_bytes = shape.n * elem;
@@ -235,6 +232,61 @@ pub fn auto_strategy(
         chunks = BLOCK_ROW_PIECES;
     }
     (shape, AxisStrategy::Rows { lanes, chunks: chunks as u32 })
+}
+
+/// Row splits of a column walk over `shape` in tiles of `tile` threads of `width` columns on
+/// `sm` SMs: toward `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM`
+/// blocks per SM, rounded down, each thread walking at least `AXIS_MIN_ROWS_PER_THREAD` (width
+/// 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows (0 when it cannot).
+fn column_splits(shape: AxisShape, tile: usize, width: u32, sm: usize) -> usize {
+    let tiles = div_ceil(div_ceil(shape.n.max(1), width.max(1) as usize), tile);
+    let phases = AXIS_BLOCK as usize / tile;
+    let (per_sm, min_rows) = if width > 1 {
+        (AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD)
+    } else {
+        (AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_ROWS_PER_THREAD)
+    };
+    // Rounded down: a grid past per_sm blocks per SM leaves some SMs one block more, whose
+    // blocks (argmax's are bound by their instructions) finish a block's time later.
+    let want = (sm * per_sm / tiles).max(1);
+    want.min(shape.m / (phases * min_rows))
+}
+
+/// `Auto`'s columns of `type_name` (`elem` bytes) reduced as `fold`, given Auto's resolved
+/// `strategy`: where `Columns` would add the fold launch (more than one partial a column) over
+/// a type with `tiles` entries (`kernels::column_tiles::AXIS_TILE_TYPES`), and would not run the
+/// arg `words` kernels ([`column_word_tracks`]), `FoldedColumns` instead, in the widest tile (up
+/// to `Columns`' own) whose last blocks fold at most `AXIS_TILE_FOLD_PARTIALS` partials a
+/// thread, but no narrower than `AXIS_TILE_MIN_BYTES` of a row, splits as `Columns` sets them.
+/// Any other strategy is returned as it is.
+pub fn folded_columns(
+    type_name: &str,
+    elem: usize,
+    fold: AxisFold,
+    shape: AxisShape,
+    width: u32,
+    sm_count: u32,
+    strategy: AxisStrategy,
+) -> AxisStrategy {
+    let tile = match strategy {
+        AxisStrategy::Columns { tile, splits } if fold_plan(shape, strategy).is_some() && splits > 0 => tile as usize,
+        _ => return strategy,
+    };
+    if !kernels::column_tiles::AXIS_TILE_TYPES.contains(&type_name)
+        || (fold == AxisFold::Args && column_word_tracks(type_name, shape, strategy, width))
+    {
+        return strategy;
+    }
+    let row_bytes = |tile: usize| tile * width.max(1) as usize * elem;
+    let splits = |tile: usize| column_splits(shape, tile, width, sm_count.max(1) as usize).max(1);
+    let mut tile = tile;
+    while tile > 1
+        && row_bytes(tile / 2) >= AXIS_TILE_MIN_BYTES
+        && tile * width.max(1) as usize * splits(tile) > AXIS_TILE_FOLD_PARTIALS * AXIS_BLOCK as usize
+    {
+        tile /= 2;
+    }
+    AxisStrategy::FoldedColumns { tile: tile as u32, splits: splits(tile) as u32 }
 }
 
 /// `strategy` for `axis` and `shape` (of `elem`-byte elements, reduced as `fold`), `Auto`
@@ -264,7 +316,7 @@ pub fn resolve(
                 Axis::Columns => bad("rows kernels take columns only of a contiguous one-column or a one-row matrix"),
             }
         }
-        AxisStrategy::Columns { tile, splits } => {
+        AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } => {
             if !tile.is_power_of_two() || tile > AXIS_BLOCK || splits == 0 {
                 return bad("tile must be a power of two ≤ AXIS_BLOCK and splits ≥ 1");
             }
@@ -296,7 +348,7 @@ pub fn fold_plan(shape: AxisShape, strategy: AxisStrategy) -> Option<FoldPlan> {
         AxisStrategy::Rows { lanes, chunks } if kernels::axis::folds_in_block(lanes, chunks) => return None,
         AxisStrategy::Rows { chunks, .. } => (shape.m, chunks as usize, true),
         AxisStrategy::Columns { tile, splits } => (shape.n, splits as usize * (AXIS_BLOCK / tile) as usize, false),
-        AxisStrategy::Auto => return None,
+        AxisStrategy::FoldedColumns { .. } | AxisStrategy::Auto => return None,
     };
     let by_last_piece = rows && chunks <= AXIS_MAX_ROW_PIECES;
     (chunks > 1).then(|| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1, by_last_piece })
@@ -332,7 +384,7 @@ pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, width: u32, segments
             }
             Ok(div_ceil(shape.m * chunks as usize, per_block).clamp(1, max_grid as usize) as u32)
         }
-        AxisStrategy::Columns { tile, splits } => {
+        AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } => {
             crate::launch::check_grid(div_ceil(shape.n, (tile * width.max(1)) as usize) * splits as usize, max_grid)
         }
         AxisStrategy::Auto => unreachable!("resolved before planning"),

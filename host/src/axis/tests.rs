@@ -2,7 +2,10 @@
 use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES};
 use super::*;
 use crate::gpu::check_overlap;
-use kernels::config::{AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES, AXIS_SEGMENT_BLOCK, AXIS_WORD_TRACK_MIN_ROWS, WARP_SIZE};
+use kernels::config::{
+    AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES, AXIS_SEGMENT_BLOCK, AXIS_TILE_FOLD_PARTIALS, AXIS_TILE_MIN_BYTES,
+    AXIS_WORD_TRACK_MIN_ROWS, WARP_SIZE,
+};
 
 const H100_SMS: u32 = 132;
 
@@ -129,6 +132,62 @@ fn auto_serves_the_benchmark_shapes() {
 }
 
 #[test]
+fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
+    let folded = |name: &str, elem: usize, fold: AxisFold, m: usize, n: usize| {
+        let width = (16 / elem) as u32;
+        let shape = AxisShape::new(m, n);
+        let cols = auto_strategy(Axis::Columns, shape, elem, fold, width, H100_SMS).1;
+        folded_columns(name, elem, fold, shape, width, H100_SMS, cols)
+    };
+    let tiles = |tile, splits| AxisStrategy::FoldedColumns { tile, splits };
+    // Narrowed until a last block's threads fold at most AXIS_TILE_FOLD_PARTIALS partials:
+    // 4096² f32 from 1,024 columns × 64 splits to 256 × 16, the grid as large (256 blocks).
+    assert_eq!(folded("f32", 4, AxisFold::Values, 4096, 4096), tiles(64, 16));
+    assert_eq!(folded("bf16", 2, AxisFold::Values, 4096, 4096), tiles(64, 16));
+    assert_eq!(folded("f16", 2, AxisFold::Values, 4096, 4096), tiles(64, 16));
+    assert_eq!(folded("f32", 4, AxisFold::Values, 1 << 20, 16), tiles(4, 256));
+    assert_eq!(folded("f32", 4, AxisFold::Values, 1 << 20, 64), tiles(8, 132));
+    // No narrower than AXIS_TILE_MIN_BYTES of a row: eight threads of eight bf16.
+    assert_eq!(folded("bf16", 2, AxisFold::Values, 1 << 20, 64), tiles(8, 264));
+    assert_eq!(folded("bf16", 2, AxisFold::Values, 1 << 20, 16), tiles(2, 128));
+    // No fold launch to save (one chunk a column), other types, arg ops: `Columns` as it was.
+    let same = |name: &str, elem: usize, fold: AxisFold, m: usize, n: usize| {
+        let width = (16 / elem) as u32;
+        let cols = auto_strategy(Axis::Columns, AxisShape::new(m, n), elem, fold, width, H100_SMS).1;
+        assert!(matches!(cols, AxisStrategy::Columns { .. }));
+        assert_eq!(folded(name, elem, fold, m, n), cols, "{} {}x{} {:?}", name, m, n, fold);
+    };
+    same("f32", 4, AxisFold::Values, 32, 128_256);
+    same("f32", 4, AxisFold::Values, 16, 1 << 22);
+    same("i32", 4, AxisFold::Values, 4096, 4096);
+    same("f64", 8, AxisFold::Values, 4096, 4096);
+    // Arg ops too, but not where the `words` kernels take them (halves over long walks).
+    assert_eq!(folded("f32", 4, AxisFold::Args, 4096, 4096), tiles(64, 16));
+    same("bf16", 2, AxisFold::Args, 8192, 28_672);
+    assert_eq!(folded_columns("f32", 4, AxisFold::Values, AxisShape::new(9, 9), 1, 1, rows(1, 1)), rows(1, 1));
+    // Every choice is a valid named strategy, its last blocks within the bound where a tile may
+    // still narrow.
+    for &(m, n) in [(2, 2), (33, 1000), (300, 16), (5000, 33), (1 << 16, 3), (8192, 28_672)].iter() {
+        for &(elem, width) in [(4, 1), (4, 4), (2, 1), (2, 8)].iter() {
+            let shape = AxisShape::new(m, n);
+            let cols = auto_strategy(Axis::Columns, shape, elem, AxisFold::Values, width, H100_SMS).1;
+            let name = if elem == 4 { "f32" } else { "bf16" };
+            let strategy = folded_columns(name, elem, AxisFold::Values, shape, width, H100_SMS, cols);
+            assert_eq!(
+                resolve(Axis::Columns, shape, elem, AxisFold::Values, width, 1, strategy),
+                Ok((shape, strategy))
+            );
+            if let AxisStrategy::FoldedColumns { tile, splits } = strategy {
+                let partials = (tile * width) as usize * splits as usize;
+                let narrowest = (tile / 2) as usize * width as usize * elem < AXIS_TILE_MIN_BYTES || tile == 1;
+                assert!(partials <= AXIS_TILE_FOLD_PARTIALS * AXIS_BLOCK as usize || narrowest, "{:?}", strategy);
+                assert_eq!(fold_plan(shape, strategy), None, "no fold launch");
+            }
+        }
+    }
+}
+
+#[test]
 fn every_auto_choice_is_a_valid_named_strategy() {
     for &(m, n) in [(0, 0), (1, 1), (31, 33), (33, 1), (1000, 3), (5, 100_000), (2, 1 << 24), (1 << 20, 16)].iter() {
         for &axis in [Axis::Rows, Axis::Columns].iter() {
@@ -167,6 +226,19 @@ fn named_strategies_out_of_range_or_of_the_other_axis_are_refused() {
     }
     let cols = AxisStrategy::Columns { tile: 32, splits: 2 };
     assert!(matches!(resolve(Axis::Rows, shape, 4, AxisFold::Values, 1, 1, cols), Err(Error::Unsupported { .. })));
+    let folded = AxisStrategy::FoldedColumns { tile: 32, splits: 2 };
+    assert!(matches!(resolve(Axis::Rows, shape, 4, AxisFold::Values, 1, 1, folded), Err(Error::Unsupported { .. })));
+    assert_eq!(resolve(Axis::Columns, shape, 4, AxisFold::Args, 1, 1, folded), Ok((shape, folded)));
+    for &bad in
+        [AxisStrategy::FoldedColumns { tile: 3, splits: 1 }, AxisStrategy::FoldedColumns { tile: 8, splits: 0 }].iter()
+    {
+        assert!(
+            matches!(resolve(Axis::Columns, shape, 4, AxisFold::Values, 1, 1, bad), Err(Error::Unsupported { .. })),
+            "{:?}",
+            bad
+        );
+    }
+    assert_eq!(resolve(Axis::Columns, shape, 4, AxisFold::Values, 1, 1, folded), Ok((shape, folded)));
     assert!(matches!(
         resolve(Axis::Columns, shape, 4, AxisFold::Values, 1, 1, rows(32, 1)),
         Err(Error::Unsupported { .. })

@@ -22,6 +22,7 @@ mod kinds;
 pub mod row_walk;
 pub use kinds::{Loads, Op, SgemvEntry, SgemvKernel, SgemvLaunch};
 
+gpu_modules!(pub(crate) tile_fold);
 gpu_modules!(
     block_per_row,
     problem,
@@ -30,7 +31,6 @@ gpu_modules!(
     split_k,
     split_k_shifted,
     staged_rows,
-    tile_fold,
     transposed,
     transposed_stream,
     transposed_stripes,

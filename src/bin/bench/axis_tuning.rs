@@ -2,6 +2,11 @@
 //! past L2), f32 and bf16. `AXIS_TUNING_SHAPE=MxN` times that one shape instead, listed or not.
 //! - `axis-tuning`: the `cols` kernel, `Auto`'s row splits against half, 1.5 and twice as many
 //!   (or the list in `AXIS_TUNING_SPLITS`), column sums and argmax.
+//! - `axis-folded`: column sums, max and argmax through `Auto`'s `cols` (or `words`) and fold
+//!   launch, through `FoldedColumns` with the same tile and splits, and through `Auto`'s
+//!   `FoldedColumns` (or `cols` where Auto keeps it); with
+//!   `AXIS_FOLDED_SWEEP=1`, column sums through `FoldedColumns` of `cols`' tile down to an
+//!   eighth of it, at two to five blocks per SM.
 //! - `axis-rows-tuning`: rows of a warp per row (lanes 32), `Auto`'s pieces per row for values
 //!   against half, 1.5 and twice as many (or the list in `AXIS_TUNING_CHUNKS`), row sums, max and
 //!   argmax, each row naming `Auto`'s pieces for its op.
@@ -14,8 +19,8 @@ use crate::harness::{
 use crate::timing::{gbps, median_ms};
 use cudakernels::cust::memory::DeviceBuffer;
 use cudakernels::{
-    auto_strategy, bf16, column_width, fold_plan, ArgOp, Axis, AxisFold, AxisShape, AxisStrategy, Gpu, GpuStream,
-    Result, TypedElement, TypedOp, AXIS_MAX_CHUNKS,
+    auto_strategy, bf16, column_width, config, fold_plan, folded_columns, ArgOp, Axis, AxisFold, AxisShape,
+    AxisStrategy, Gpu, GpuStream, Result, TypedElement, TypedOp, AXIS_MAX_CHUNKS,
 };
 
 const TABLE: Table = Table::markdown(
@@ -26,6 +31,11 @@ const TABLE: Table = Table::markdown(
 const ROWS_TABLE: Table = Table::markdown(
     "| shape | type | op | chunks | Auto's chunks | median µs | GB/s |",
     &[Text, Text, Text, Fixed(0), Fixed(0), Fixed(1), Fixed(0)],
+);
+
+const FOLDED_TABLE: Table = Table::markdown(
+    "| shape | type | op | strategy | tile | splits | median µs | GB/s |",
+    &[Text, Text, Text, Text, Fixed(0), Fixed(0), Fixed(1), Fixed(0)],
 );
 
 /// Splits or pieces tried, as fractions (numerator, denominator) of Auto's.
@@ -43,10 +53,17 @@ pub fn run_rows(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
     each_shape(gpu.default_stream(), |m, _| m > 1, Tuned::Rows)
 }
 
+pub fn run_folded(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
+    println!("### Axis columns: the fold launch against the fold in the launch (cold: rotated)\n");
+    FOLDED_TABLE.header();
+    each_shape(gpu.default_stream(), |m, n| m > 1 && n > 1, Tuned::Folded)
+}
+
 /// What a section tunes.
 #[derive(Clone, Copy)]
 enum Tuned {
     Columns,
+    Folded,
     Rows,
 }
 
@@ -73,6 +90,10 @@ fn each_shape(s: &GpuStream, wanted: impl Fn(usize, usize) -> bool, tuned: Tuned
             Tuned::Columns => {
                 columns(s, m, n, f32s)?;
                 columns(s, m, n, |i| bf16::from_f32(f32s(i)))?;
+            }
+            Tuned::Folded => {
+                folded(s, m, n, f32s)?;
+                folded(s, m, n, |i| bf16::from_f32(f32s(i)))?;
             }
             Tuned::Rows => {
                 rows(s, m, n, f32s)?;
@@ -188,6 +209,61 @@ fn columns<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usi
                 (tile as f64).into(),
                 (splits as f64).into(),
                 (auto_splits as f64).into(),
+                (ms * 1e3).into(),
+                gbps(bytes, ms).into(),
+            ]);
+        }
+    }
+    Ok(())
+}
+
+fn folded<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<()> {
+    let (shape, elem) = (AxisShape::new(m, n), std::mem::size_of::<T>());
+    let bytes = m * n * elem;
+    let inputs = buffers(rotation(s, bytes), m * n, fill)?;
+    let width = column_width(elem, inputs[0].as_device_ptr().as_raw(), shape);
+    let cols = auto_strategy(Axis::Columns, shape, elem, AxisFold::Values, width, s.sm_count()).1;
+    let (tile, splits) = match cols {
+        AxisStrategy::Columns { tile, splits } if fold_plan(shape, cols).is_some() => (tile, splits),
+        _ => return Ok(()),
+    };
+    let auto = |fold| folded_columns(T::NAME, elem, fold, shape, width, s.sm_count(), cols);
+    let same = AxisStrategy::FoldedColumns { tile, splits };
+    // (name, strategy for sum and max, strategy for argmax)
+    let mut tried = vec![
+        ("cols + fold", cols, cols),
+        ("folded, cols' tile", same, same),
+        ("folded, Auto", auto(AxisFold::Values), auto(AxisFold::Args)),
+    ];
+    if std::env::var("AXIS_FOLDED_SWEEP").map_or(false, |v| v == "1") {
+        let threads = (n + width as usize - 1) / width as usize;
+        for t in [tile, tile / 2, tile / 4, tile / 8].iter().copied().filter(|&t| t >= 1) {
+            let (tiles, phases) = ((threads + t as usize - 1) / t as usize, (config::AXIS_BLOCK / t) as usize);
+            for per_sm in 2..=5 {
+                let splits = (s.sm_count() as usize * per_sm / tiles).min(m / (phases * 16)).max(1);
+                let swept = AxisStrategy::FoldedColumns { tile: t, splits: splits as u32 };
+                tried.push(("sweep", swept, swept));
+            }
+        }
+    }
+    let mut outs = Outputs::<T>::new(n)?;
+    for &(name, values, args) in tried.iter() {
+        let ops: &[&str] = if name == "sweep" { &["sum"] } else { &["sum", "max", "argmax"] };
+        for &op in ops.iter() {
+            let strategy = if op == "argmax" { args } else { values };
+            let (tile, splits) = match strategy {
+                AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } => (tile, splits),
+                _ => continue,
+            };
+            let name = if matches!(strategy, AxisStrategy::Columns { .. }) { "cols + fold" } else { name };
+            let ms = outs.time(s, op, (Axis::Columns, shape), &inputs, strategy)?;
+            FOLDED_TABLE.row(&[
+                format!("{} × {}", m, n).into(),
+                T::NAME.into(),
+                op.into(),
+                name.into(),
+                (tile as f64).into(),
+                (splits as f64).into(),
                 (ms * 1e3).into(),
                 gbps(bytes, ms).into(),
             ]);
