@@ -1,5 +1,5 @@
 //! The axis reductions' pure logic: checks, `Auto`'s table, the launches it plans.
-use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES};
+use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES, AXIS_TILE_MIN_CHUNKS};
 use super::*;
 use crate::gpu::check_overlap;
 use kernels::config::{
@@ -158,6 +158,10 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
         assert_eq!(folded(name, elem, fold, m, n), cols, "{} {}x{} {:?}", name, m, n, fold);
     };
     same("f32", 4, AxisFold::Values, 32, 128_256);
+    // Fewer than AXIS_TILE_MIN_CHUNKS partials a column: the fold launch stays (9 a column).
+    same("f32", 4, AxisFold::Values, 8192, 28_672);
+    same("f32", 4, AxisFold::Args, 8192, 28_672);
+    assert_eq!(folded("bf16", 2, AxisFold::Values, 8192, 28_672), tiles(64, 4));
     same("f32", 4, AxisFold::Values, 16, 1 << 22);
     same("i32", 4, AxisFold::Values, 4096, 4096);
     same("f64", 8, AxisFold::Values, 4096, 4096);
@@ -177,6 +181,8 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
                 resolve(Axis::Columns, shape, elem, AxisFold::Values, width, 1, strategy),
                 Ok((shape, strategy))
             );
+            let chunks = fold_plan(shape, cols).map_or(0, |f| f.chunks);
+            assert_eq!(matches!(strategy, AxisStrategy::FoldedColumns { .. }), chunks >= AXIS_TILE_MIN_CHUNKS);
             if let AxisStrategy::FoldedColumns { tile, splits } = strategy {
                 let partials = (tile * width) as usize * splits as usize;
                 let narrowest = (tile / 2) as usize * width as usize * elem < AXIS_TILE_MIN_BYTES || tile == 1;
