@@ -145,8 +145,8 @@ fn named<T: ArgRef>(test: &str) {
 }
 
 /// Columns of halves over long walks run the `words` kernel (packed extremes, the first row of
-/// each lane that moves): one split and several, a partial last vector, every arg case per
-/// column (NaN, ±0, ties, all equal), both index widths.
+/// each lane that moves), or `word_tiles` folded in the launch: one split and several, a partial
+/// last vector, every arg case per column (NaN, ±0, ties, all equal), both index widths.
 fn column_words<T: ArgRef>(test: &str) {
     let handle = match gpu(test) {
         Some(g) => g,
@@ -158,8 +158,12 @@ fn column_words<T: ArgRef>(test: &str) {
     let ctx = format!("seed {} {} 3001x1029 lda 1040", rng.seed, T::NAME);
     let (buffer, lines) = matrix::<T>(&mut rng, shape, 0, Axis::Columns);
     let width = 16 / std::mem::size_of::<T>() as u32;
-    for &(tile, splits) in [(32, 1), (256, 1), (256, 7), (64, 3)].iter() {
-        let strategy = AxisStrategy::Columns { tile, splits };
+    let folded = |tile, splits| AxisStrategy::FoldedColumns { tile, splits };
+    let cols = |tile, splits| AxisStrategy::Columns { tile, splits };
+    // `words`, and `word_tiles` for the same walks folded in their launch.
+    for &strategy in
+        [cols(32, 1), cols(256, 1), cols(256, 7), cols(64, 3), folded(32, 1), folded(64, 3), folded(16, 7)].iter()
+    {
         assert!(column_word_tracks(T::NAME, shape, strategy, width), "{}: {:?} takes `cols`", ctx, strategy);
         run_along::<T, u64>(s, (&buffer, &lines), 0, shape, Axis::Columns, strategy, &ctx);
         run_along::<T, u32>(s, (&buffer, &lines), 0, shape, Axis::Columns, strategy, &ctx);

@@ -315,18 +315,24 @@ fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
     }
 }
 
-/// The `tiles` entry points: every typed op and arg op over each type that has them.
+/// The `tiles` entry points: every typed op and arg op over each type that has them, and the
+/// arg ops' `word_tiles`.
 fn tile_names() -> Vec<String> {
     let ops = TypedOp::ALL.iter().map(|op| format!("axis_tiles_{}", op.name()));
     let args = AXIS_ARG_OPS.iter().map(|op| format!("axis_arg_tiles_{}", op));
-    ops.chain(args).flat_map(|k| AXIS_TILE_TYPES.iter().map(move |t| format!("{}_{}", k, t))).collect()
+    let tiles = ops.chain(args).flat_map(|k| AXIS_TILE_TYPES.iter().map(move |t| format!("{}_{}", k, t)));
+    let words = AXIS_ARG_OPS
+        .iter()
+        .flat_map(|op| AXIS_ARG_WORD_TYPES.iter().map(move |t| format!("axis_arg_word_tiles_{}_{}", op, t)));
+    tiles.chain(words).collect()
 }
 
 /// Columns folded in their launch (`column_tiles`): the column walk's loads, the block's stage
 /// (non-aligned barriers), the tile's ticket between GPU-scope fences, no local memory.
 #[test]
 fn tile_kernels_walk_columns_and_hand_their_splits_on() {
-    assert_eq!(tile_names().len(), (TypedOp::ALL.len() + AXIS_ARG_OPS.len()) * AXIS_TILE_TYPES.len());
+    let words = AXIS_ARG_OPS.len() * AXIS_ARG_WORD_TYPES.len();
+    assert_eq!(tile_names().len(), (TypedOp::ALL.len() + AXIS_ARG_OPS.len()) * AXIS_TILE_TYPES.len() + words);
     for name in tile_names() {
         let body = entry(&name);
         axis_kernel_reads("cols", &name);

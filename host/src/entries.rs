@@ -24,13 +24,15 @@ const AXIS_ARG: usize = GEMV + GEMV_KERNELS.len();
 const AXIS_ARG_WORDS: usize = AXIS_ARG + AXIS_ARG_KERNELS.len() * AXIS_ARG_OPS.len() * AXIS_TYPES.len();
 const AXIS_TILES: usize = AXIS_ARG_WORDS + AXIS_ARG_OPS.len() * AXIS_ARG_WORD_TYPES.len();
 const AXIS_ARG_TILES: usize = AXIS_TILES + TYPED_OPS.len() * AXIS_TILE_TYPES.len();
-const FILL: usize = AXIS_ARG_TILES + AXIS_ARG_OPS.len() * AXIS_TILE_TYPES.len();
+const AXIS_ARG_WORD_TILES: usize = AXIS_ARG_TILES + AXIS_ARG_OPS.len() * AXIS_TILE_TYPES.len();
+const FILL: usize = AXIS_ARG_WORD_TILES + AXIS_ARG_OPS.len() * AXIS_ARG_WORD_TYPES.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
 /// passes, the typed ops by (op, type), `sum_f32_f64acc`, the arg ops by (op, type), the sgemv
 /// kernels, the axis kernels by (kernel, op, type), the half-precision gemv kernels, the axis
 /// arg kernels by (kernel, op, type), the axis arg `words` kernels by (op, type), the axis
-/// `tiles` kernels by (op, type), the axis arg `tiles` kernels by (op, type), then the zero fill.
+/// `tiles` kernels by (op, type), the axis arg `tiles` and `word_tiles` kernels by (op, type),
+/// then the zero fill.
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -65,6 +67,10 @@ pub(crate) fn entry_names() -> Vec<String> {
     debug_assert_eq!(names.len(), AXIS_ARG_TILES);
     for op in AXIS_ARG_OPS.iter() {
         names.extend(AXIS_TILE_TYPES.iter().map(|t| format!("axis_arg_tiles_{}_{}", op, t)));
+    }
+    debug_assert_eq!(names.len(), AXIS_ARG_WORD_TILES);
+    for op in AXIS_ARG_OPS.iter() {
+        names.extend(AXIS_ARG_WORD_TYPES.iter().map(|t| format!("axis_arg_word_tiles_{}_{}", op, t)));
     }
     debug_assert_eq!(names.len(), FILL);
     names.extend(FILL_KERNELS.iter().map(|k| k.to_string()));
@@ -130,6 +136,13 @@ pub(crate) fn axis_arg_tiles_entry(op: usize, type_name: &str) -> usize {
     AXIS_ARG_TILES + op * AXIS_TILE_TYPES.len() + t
 }
 
+/// The axis arg `word_tiles` kernel of arg op number `op` (in `AXIS_ARG_OPS`) over `type_name`
+/// (in `AXIS_ARG_WORD_TYPES`).
+pub(crate) fn axis_arg_word_tiles_entry(op: usize, type_name: &str) -> usize {
+    let t = AXIS_ARG_WORD_TYPES.iter().position(|&t| t == type_name).expect("a type with words");
+    AXIS_ARG_WORD_TILES + op * AXIS_ARG_WORD_TYPES.len() + t
+}
+
 /// The zero fill, `fill_zero`.
 pub(crate) fn fill_entry() -> usize {
     FILL
@@ -162,6 +175,7 @@ mod tests {
         assert_eq!(names[axis_tiles_entry(3, "bf16")], "axis_tiles_minmax_bf16");
         assert_eq!(names[axis_arg_tiles_entry(0, "f32")], "axis_arg_tiles_argmin_f32");
         assert_eq!(names[axis_arg_tiles_entry(1, "f16")], "axis_arg_tiles_argmax_f16");
+        assert_eq!(names[axis_arg_word_tiles_entry(1, "bf16")], "axis_arg_word_tiles_argmax_bf16");
         assert_eq!(names[gemv_entry(0)], GEMV_KERNELS[0].name);
         assert_eq!(names[axis_entry(0, 1, "bf16")], "axis_rows_min_bf16");
         assert_eq!(names[axis_entry(0, 0, "u8")], "axis_rows_sum_u8");

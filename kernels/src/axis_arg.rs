@@ -373,8 +373,30 @@ macro_rules! axis_arg_words_entry {
     };
 }
 
-/// The `words` entry points, `axis_arg_words_{op}_{type}`, for each type with two elements a
-/// word ([`crate::ops::arg::ArgElement::WORD_LANES`]), and their list.
+/// The `word_tiles` entry point of arg op `$opname` (direction `$dir`) over `$e`: `tiles`' walk
+/// by words, as `words` walks them (`tiles`' arguments, `width` ignored).
+macro_rules! axis_arg_word_tiles_entry {
+    ($e:ident, $opname:ident: $dir:ty) => {
+        paste::paste! {
+            #[cfg(target_os = "cuda")]
+            #[kernel]
+            pub unsafe fn [<axis_arg_word_tiles_ $opname _ $e>](
+                input: *const $e, rows: usize, n: usize, lda: usize, tile: u32, splits: u32, _width: u32,
+                partials: *mut ValueIndex<$e>, tickets: *mut u32, values: *mut $e, indices: *mut u8, wide: u32,
+            ) {
+                crate::grid_dependency::wait_for_prerequisite_grids();
+                let out = ArgLines { partials: core::ptr::null_mut(), values, indices, wide };
+                crate::column_tiles::arg_word_tiles_body::<$e, $dir, _>(
+                    input, (rows, n, lda), (tile, splits), partials, tickets, |c, v| out.store(c, v),
+                )
+            }
+        }
+    };
+}
+
+/// The `words` and `word_tiles` entry points, `axis_arg_words_{op}_{type}` and
+/// `axis_arg_word_tiles_{op}_{type}`, for each type with two elements a word
+/// ([`crate::ops::arg::ArgElement::WORD_LANES`]), and their list.
 macro_rules! axis_arg_words {
     ($($t:ident),*) => {
         /// Element types with a `words` entry (column arg tracks by packed extremes,
@@ -385,6 +407,8 @@ macro_rules! axis_arg_words {
         $(
             axis_arg_words_entry!($t, argmin: Smallest);
             axis_arg_words_entry!($t, argmax: Largest);
+            axis_arg_word_tiles_entry!($t, argmin: Smallest);
+            axis_arg_word_tiles_entry!($t, argmax: Largest);
         )*
     };
 }

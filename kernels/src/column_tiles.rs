@@ -23,8 +23,9 @@ use crate::{
     axis::walk_column_values,
     axis_arg::walk_column_tracks,
     block::sync_threads,
+    column_tracks::walk_column_words,
     config::{MinMax as Pair, ValueIndex, WARP_SIZE},
-    ops::arg::{ArgElement, ArgOf, Direction},
+    ops::arg::{ArgElement, ArgOf, Direction, Track},
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
     sgemv::tile_fold::last_of_tile,
     shared::shared_array,
@@ -187,6 +188,13 @@ unsafe fn tiles_body<E: Element, O: Fold<E>>(
     t.fold::<O, _>(stage, (n, splits), partials, tickets, |c, v| *out.add(c) = v)
 }
 
+/// The block's stage of (value, index) pairs.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+fn arg_stage<E>() -> *mut ValueIndex<E> {
+    shared_array!(AXIS_ARG_TILE_STAGE: [u64; 2 * TILE_STAGE]) as *mut ValueIndex<E>
+}
+
 /// `tiles` of argmin or argmax toward `D`: the `cols` arg walk ([`walk_column_tracks`]), each
 /// column's (value, first row) staged and folded as the typed ops' are; results to `out`.
 #[cfg(target_os = "cuda")]
@@ -200,9 +208,31 @@ pub(crate) unsafe fn arg_tiles_body<E: ArgElement, D: Direction<E>, S: Fn(usize,
     tickets: *mut u32,
     out: S,
 ) {
-    let stage = shared_array!(AXIS_ARG_TILE_STAGE: [u64; 2 * TILE_STAGE]) as *mut ValueIndex<E>;
+    let stage = arg_stage::<E>();
     let t = Tile::of_block(n, tile, width);
     walk_column_tracks::<E, D, _>(input, rows, n, lda, tile, splits, width, |c, v| *stage.add(t.slot(c)) = v);
+    t.fold::<ArgOf<E, D>, _>(stage, (n, splits), partials, tickets, out)
+}
+
+/// `tiles` of argmin or argmax of halves toward `D` by their words' extremes, as the `words`
+/// kernels walk them ([`walk_column_words`]: a 16-byte vector of columns per thread); each
+/// column's (value, first row) staged and folded as [`arg_tiles_body`]'s.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+pub(crate) unsafe fn arg_word_tiles_body<E: ArgElement, D: Direction<E>, S: Fn(usize, ValueIndex<E>)>(
+    input: *const E,
+    (rows, n, lda): (usize, usize, usize),
+    (tile, splits): (u32, u32),
+    partials: *mut ValueIndex<E>,
+    tickets: *mut u32,
+    out: S,
+) {
+    let stage = arg_stage::<E>();
+    let t = Tile::of_block(n, tile, E::PER_VEC as u32);
+    let value = |c: usize, r: usize| *input.add(r * lda + c);
+    walk_column_words::<E, D, _>(input, rows, n, lda, tile, splits, |c, _, row| {
+        *stage.add(t.slot(c)) = Track::<E, D>::start(row).resolve_element(|r| value(c, r))
+    });
     t.fold::<ArgOf<E, D>, _>(stage, (n, splits), partials, tickets, out)
 }
 

@@ -27,7 +27,9 @@ use plan::{
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::arg::{enqueue_arg, ArgOp, ArgSlot};
-use crate::entries::{axis_arg_entry, axis_arg_tiles_entry, axis_arg_words_entry, axis_entry, axis_tiles_entry};
+use crate::entries::{
+    axis_arg_entry, axis_arg_tiles_entry, axis_arg_word_tiles_entry, axis_arg_words_entry, axis_entry, axis_tiles_entry,
+};
 use crate::error::{Error, Result};
 use crate::gpu::ResultSlot;
 use crate::gpu::{check_overlap, Enqueue, GpuStream, KernelArgs};
@@ -239,11 +241,16 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             job.push_results(&mut args);
             let entry = match job.out {
                 Results::Acc(_) => axis_tiles_entry(job.op, job.type_name),
+                Results::Arg { .. } if column_word_tracks(job.type_name, shape, strategy, job.width) => {
+                    axis_arg_word_tiles_entry(job.op, job.type_name)
+                }
                 Results::Arg { .. } => axis_arg_tiles_entry(job.op, job.type_name),
             };
             // SAFETY: `axis_tiles_{op}_{T}` takes (input, rows, n, lda, tile, splits, width,
             // partials, tickets, out) and `axis_arg_tiles_{op}_{T}` (…, tickets, values, indices,
-            // wide) as pushed; `width` is `column_width`'s; the grid is ⌈n / (tile·width)⌉·splits;
+            // wide) as pushed, and so does `axis_arg_word_tiles_{op}_{T}` where
+            // `column_word_tracks` holds (a vector of columns per thread, splits of fewer than
+            // 2^32 rows); `width` is `column_width`'s; the grid is ⌈n / (tile·width)⌉·splits;
             // with splits > 1, `partials` holds splits·n accumulators and `tickets` a zeroed u32
             // per column tile (the stream's zeroed slots, which the kernel leaves zero), else both
             // are unused; the outputs hold n results.
@@ -330,7 +337,7 @@ impl GpuStream {
         let fold = if matches!(results, Results::Arg { .. }) { AxisFold::Args } else { AxisFold::Values };
         let (shape, strategy) = resolve(axis, shape, elem, fold, width, self.sm_count(), strategy)?;
         let strategy =
-            if auto { folded_columns(T::NAME, elem, fold, shape, width, self.sm_count(), strategy) } else { strategy };
+            if auto { folded_columns(T::NAME, elem, shape, width, self.sm_count(), strategy) } else { strategy };
         if count == 0 {
             return Ok(());
         }

@@ -144,12 +144,15 @@ pub fn column_width(elem: usize, addr: u64, shape: AxisShape) -> u32 {
 }
 
 /// Whether an arg op over the columns of `type_name` with the resolved `strategy`, `width`
-/// columns a thread, runs the `words` kernel instead of `cols`: types of
+/// columns a thread, runs the `words` kernel instead of `cols` (or `word_tiles` instead of
+/// `tiles` for `FoldedColumns`): types of
 /// `kernels::axis_arg::AXIS_ARG_WORD_TYPES`, a 16-byte vector of columns per thread, and
 /// threads that walk `AXIS_WORD_TRACK_MIN_ROWS` rows or more in splits of fewer than 2^32 rows.
 pub fn column_word_tracks(type_name: &str, shape: AxisShape, strategy: AxisStrategy, width: u32) -> bool {
     let (tile, splits) = match strategy {
-        AxisStrategy::Columns { tile, splits } => (tile as usize, splits as usize),
+        AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } => {
+            (tile as usize, splits as usize)
+        }
         _ => return false,
     };
     let per = div_ceil(shape.m, splits.max(1));
@@ -257,18 +260,15 @@ fn column_splits(shape: AxisShape, tile: usize, width: u32, sm: usize) -> usize 
     want.min(shape.m / (phases * min_rows))
 }
 
-/// `Auto`'s columns of `type_name` (`elem` bytes) reduced as `fold`, given Auto's resolved
+/// `Auto`'s columns of `type_name` (`elem` bytes), any op, given Auto's resolved
 /// `strategy`: where `Columns` would add the fold launch (`AXIS_TILE_MIN_CHUNKS` or more partials
-/// a column) over
-/// a type with `tiles` entries (`kernels::column_tiles::AXIS_TILE_TYPES`), and would not run the
-/// arg `words` kernels ([`column_word_tracks`]), `FoldedColumns` instead, in the widest tile (up
-/// to `Columns`' own) whose last blocks fold at most `AXIS_TILE_FOLD_PARTIALS` partials a
-/// thread, but no narrower than `AXIS_TILE_MIN_BYTES` of a row, splits as `Columns` sets them.
-/// Any other strategy is returned as it is.
+/// a column) over a type with `tiles` entries (`kernels::column_tiles::AXIS_TILE_TYPES`),
+/// `FoldedColumns` instead, in the widest tile (up to `Columns`' own) whose last blocks fold at
+/// most `AXIS_TILE_FOLD_PARTIALS` partials a thread, but no narrower than `AXIS_TILE_MIN_BYTES`
+/// of a row, splits as `Columns` sets them. Any other strategy is returned as it is.
 pub fn folded_columns(
     type_name: &str,
     elem: usize,
-    fold: AxisFold,
     shape: AxisShape,
     width: u32,
     sm_count: u32,
@@ -278,9 +278,7 @@ pub fn folded_columns(
         (AxisStrategy::Columns { tile, .. }, Some(f)) if f.chunks >= AXIS_TILE_MIN_CHUNKS => tile as usize,
         _ => return strategy,
     };
-    if !kernels::column_tiles::AXIS_TILE_TYPES.contains(&type_name)
-        || (fold == AxisFold::Args && column_word_tracks(type_name, shape, strategy, width))
-    {
+    if !kernels::column_tiles::AXIS_TILE_TYPES.contains(&type_name) {
         return strategy;
     }
     let row_bytes = |tile: usize| tile * width.max(1) as usize * elem;

@@ -1,5 +1,7 @@
 //! The axis reductions' pure logic: checks, `Auto`'s table, the launches it plans.
-use super::plan::{auto_strategy, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES, AXIS_TILE_MIN_CHUNKS};
+use super::plan::{
+    auto_strategy, column_word_tracks, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES, AXIS_TILE_MIN_CHUNKS,
+};
 use super::*;
 use crate::gpu::check_overlap;
 use kernels::config::{
@@ -137,7 +139,7 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
         let width = (16 / elem) as u32;
         let shape = AxisShape::new(m, n);
         let cols = auto_strategy(Axis::Columns, shape, elem, fold, width, H100_SMS).1;
-        folded_columns(name, elem, fold, shape, width, H100_SMS, cols)
+        folded_columns(name, elem, shape, width, H100_SMS, cols)
     };
     let tiles = |tile, splits| AxisStrategy::FoldedColumns { tile, splits };
     // Narrowed until a last block's threads fold at most AXIS_TILE_FOLD_PARTIALS partials:
@@ -165,10 +167,14 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
     same("f32", 4, AxisFold::Values, 16, 1 << 22);
     same("i32", 4, AxisFold::Values, 4096, 4096);
     same("f64", 8, AxisFold::Values, 4096, 4096);
-    // Arg ops too, but not where the `words` kernels take them (halves over long walks).
+    // Arg ops too, halves over long walks by words (`word_tiles`) as before (`words`).
     assert_eq!(folded("f32", 4, AxisFold::Args, 4096, 4096), tiles(64, 16));
-    same("bf16", 2, AxisFold::Args, 8192, 28_672);
-    assert_eq!(folded_columns("f32", 4, AxisFold::Values, AxisShape::new(9, 9), 1, 1, rows(1, 1)), rows(1, 1));
+    let words = folded("bf16", 2, AxisFold::Args, 8192, 28_672);
+    assert_eq!(words, tiles(64, 4));
+    assert!(column_word_tracks("bf16", AxisShape::new(8192, 28_672), words, 8));
+    let words = folded("bf16", 2, AxisFold::Args, 1 << 20, 64);
+    assert!(column_word_tracks("bf16", AxisShape::new(1 << 20, 64), words, 8), "{:?}", words);
+    assert_eq!(folded_columns("f32", 4, AxisShape::new(9, 9), 1, 1, rows(1, 1)), rows(1, 1));
     // Every choice is a valid named strategy, its last blocks within the bound where a tile may
     // still narrow.
     for &(m, n) in [(2, 2), (33, 1000), (300, 16), (5000, 33), (1 << 16, 3), (8192, 28_672)].iter() {
@@ -176,7 +182,7 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
             let shape = AxisShape::new(m, n);
             let cols = auto_strategy(Axis::Columns, shape, elem, AxisFold::Values, width, H100_SMS).1;
             let name = if elem == 4 { "f32" } else { "bf16" };
-            let strategy = folded_columns(name, elem, AxisFold::Values, shape, width, H100_SMS, cols);
+            let strategy = folded_columns(name, elem, shape, width, H100_SMS, cols);
             assert_eq!(
                 resolve(Axis::Columns, shape, elem, AxisFold::Values, width, 1, strategy),
                 Ok((shape, strategy))
@@ -359,7 +365,6 @@ fn outputs_are_checked_for_length_then_overlap() {
 
 #[test]
 fn column_arg_of_halves_takes_word_tracks_on_long_walks() {
-    use super::plan::column_word_tracks;
     let auto = |m: usize, n: usize| {
         let shape = AxisShape::new(m, n);
         let (shape, strategy) = auto_strategy(Axis::Columns, shape, 2, AxisFold::Args, 8, H100_SMS);

@@ -2,9 +2,9 @@
 //! past L2), f32 and bf16. `AXIS_TUNING_SHAPE=MxN` times that one shape instead, listed or not.
 //! - `axis-tuning`: the `cols` kernel, `Auto`'s row splits against half, 1.5 and twice as many
 //!   (or the list in `AXIS_TUNING_SPLITS`), column sums and argmax.
-//! - `axis-folded`: column sums, max and argmax through `Auto`'s `cols` (or `words`) and fold
-//!   launch, through `FoldedColumns` with the same tile and splits, and through `Auto`'s
-//!   `FoldedColumns` (or `cols` where Auto keeps it); with
+//! - `axis-folded`: column sums, max and argmax (`words` and `word_tiles` for halves over long
+//!   walks) through `Auto`'s `Columns` and fold launch, through `FoldedColumns` with the same
+//!   tile and splits, and through `Auto`'s `FoldedColumns` (its `Columns` where it keeps them); with
 //!   `AXIS_FOLDED_SWEEP=1`, column sums through `FoldedColumns` of `cols`' tile down to an
 //!   eighth of it, at two to five blocks per SM.
 //! - `axis-rows-tuning`: rows of a warp per row (lanes 32), `Auto`'s pieces per row for values
@@ -227,35 +227,29 @@ fn folded<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usiz
         AxisStrategy::Columns { tile, splits } if fold_plan(shape, cols).is_some() => (tile, splits),
         _ => return Ok(()),
     };
-    let auto = |fold| folded_columns(T::NAME, elem, fold, shape, width, s.sm_count(), cols);
+    let auto = folded_columns(T::NAME, elem, shape, width, s.sm_count(), cols);
     let same = AxisStrategy::FoldedColumns { tile, splits };
-    // (name, strategy for sum and max, strategy for argmax)
-    let mut tried = vec![
-        ("cols + fold", cols, cols),
-        ("folded, cols' tile", same, same),
-        ("folded, Auto", auto(AxisFold::Values), auto(AxisFold::Args)),
-    ];
+    let auto_name =
+        if matches!(auto, AxisStrategy::FoldedColumns { .. }) { "folded, Auto" } else { "Auto: cols + fold" };
+    let mut tried = vec![("cols + fold", cols), ("folded, cols' tile", same), (auto_name, auto)];
     if std::env::var("AXIS_FOLDED_SWEEP").map_or(false, |v| v == "1") {
         let threads = (n + width as usize - 1) / width as usize;
         for t in [tile, tile / 2, tile / 4, tile / 8].iter().copied().filter(|&t| t >= 1) {
             let (tiles, phases) = ((threads + t as usize - 1) / t as usize, (config::AXIS_BLOCK / t) as usize);
             for per_sm in 2..=5 {
                 let splits = (s.sm_count() as usize * per_sm / tiles).min(m / (phases * 16)).max(1);
-                let swept = AxisStrategy::FoldedColumns { tile: t, splits: splits as u32 };
-                tried.push(("sweep", swept, swept));
+                tried.push(("sweep", AxisStrategy::FoldedColumns { tile: t, splits: splits as u32 }));
             }
         }
     }
     let mut outs = Outputs::<T>::new(n)?;
-    for &(name, values, args) in tried.iter() {
+    for &(name, strategy) in tried.iter() {
+        let (tile, splits) = match strategy {
+            AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } => (tile, splits),
+            _ => continue,
+        };
         let ops: &[&str] = if name == "sweep" { &["sum"] } else { &["sum", "max", "argmax"] };
         for &op in ops.iter() {
-            let strategy = if op == "argmax" { args } else { values };
-            let (tile, splits) = match strategy {
-                AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } => (tile, splits),
-                _ => continue,
-            };
-            let name = if matches!(strategy, AxisStrategy::Columns { .. }) { "cols + fold" } else { name };
             let ms = outs.time(s, op, (Axis::Columns, shape), &inputs, strategy)?;
             FOLDED_TABLE.row(&[
                 format!("{} × {}", m, n).into(),
