@@ -162,7 +162,7 @@ fn column_words<T: ArgRef>(test: &str) {
     let cols = |tile, splits| AxisStrategy::Columns { tile, splits };
     // `words`, and `word_tiles` for the same walks folded in their launch.
     for &strategy in
-        [cols(32, 1), cols(256, 1), cols(256, 7), cols(64, 3), folded(32, 1), folded(64, 3), folded(16, 7)].iter()
+        [cols(32, 1), cols(256, 1), cols(256, 7), cols(64, 3), folded(32, 1), folded(64, 3), folded(128, 7)].iter()
     {
         assert!(column_word_tracks(T::NAME, shape, strategy, width), "{}: {:?} takes `cols`", ctx, strategy);
         run_along::<T, u64>(s, (&buffer, &lines), 0, shape, Axis::Columns, strategy, &ctx);
