@@ -1,23 +1,26 @@
-//! Column reductions folded inside their launch, `axis_tiles_{op}_{type}`: the `cols` walk
-//! ([`walk_column_values`]), then each block folds its phases (the rows its threads took in turn)
-//! through shared memory into one partial per column, and the last block of each column tile to
-//! finish (a ticket on the tile's counter, [`last_of_tile`]) folds the tile's splits into the
-//! results. No `fold` launch, and `splits`·n partials instead of `splits`·phases·n.
+//! Column reductions folded inside their launch: `axis_tiles_{op}_{type}` (the typed ops),
+//! `axis_arg_tiles_{op}_{type}` and `axis_arg_word_tiles_{op}_{type}` (argmin and argmax, the
+//! latter by the `words` walk). Each walks as `cols` does, then each block folds its phases (the
+//! rows its threads took in turn) through shared memory into one partial per column, and the
+//! last block of each column tile to finish (a ticket on the tile's counter, [`last_of_tile`])
+//! folds the tile's splits into the results: no `fold` launch, and splits·n partials instead of
+//! splits·phases·n. The fold order is fixed (lanes, then phases, then splits), so results are
+//! deterministic.
 //!
-//! The host gives them narrow tiles (at most `AXIS_BLOCK` columns, [`TILE_STAGE`]), so that many
-//! tiles share the final folds and each thread of a last block folds a few partials.
+//! The host narrows the tiles (`folded_columns`) so that many tiles share the final folds and
+//! each thread of a last block folds a few partials.
 //!
 //! # Safety
 //! `cols`' launch ([`crate::axis`]): `AXIS_BLOCK`-thread blocks, a grid of
-//! ⌈n / (tile·width)⌉·splits blocks, `width` 1 or `PER_VEC` on 16-byte aligned rows, and
-//! tile·width·(AXIS_BLOCK / tile) ≤ [`TILE_STAGE`] accumulators of at most 8 bytes. With
-//! `splits` > 1, `partials` holds splits·n accumulators and `tickets` ⌈n / (tile·width)⌉ zeros
-//! (left zero); `out` holds n.
+//! ⌈n / (tile·width)⌉·splits blocks, `width` 1 or `PER_VEC` on 16-byte aligned rows (always
+//! `PER_VEC` for `word_tiles`, whose splits hold fewer than 2^32 rows). With `splits` > 1,
+//! `partials` holds splits·n accumulators (or (value, index) pairs) and `tickets`
+//! ⌈n / (tile·width)⌉ zeros (left zero); the outputs hold n results.
 //!
 //! # Thread mapping
-//! The walk: `cols`' ([`crate::axis`]). The folds: column c of the tile to the group of
-//! [`tile_lanes`] lanes `c mod groups`, lane j of it folding phases (then splits) j, j + lanes, …
-//! in order, then the group's shuffle tree.
+//! The walk: `cols`' ([`crate::axis`]), or `words`' ([`crate::column_tracks`]). The folds: column
+//! c of the tile to the group of [`tile_lanes`] lanes `c mod groups`, lane j of it folding phases
+//! (then splits) j, j + lanes, … in order, then the group's shuffle tree.
 #[cfg(target_os = "cuda")]
 use crate::{
     axis::walk_column_values,
@@ -56,10 +59,10 @@ fn tile_lanes(columns: usize) -> u32 {
 }
 
 /// Folds `columns` columns of `count` values each (`load(c, k)`) in the block, storing column
-/// c's result with `store(c, v)`: a group of `lanes` lanes (a power of two ≤ 32) per column, lane j folding
-/// values j, j + lanes, … in order, eight loads in flight, then the group's shuffle tree. Every
-/// thread calls it. (`axis::fold_in_groups` over one block; apart so that the `fold` kernels keep
-/// their code.)
+/// c's result with `store(c, v)`: a group of `lanes` lanes (a power of two ≤ 32) per column,
+/// lane j folding values j, j + lanes, … in order, eight loads in flight, then the group's
+/// shuffle tree. Every thread calls it. (`axis::fold_in_groups` over one block; apart so that
+/// the `fold` kernels keep their code.)
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 unsafe fn fold_in_block<O: ReduceOp, L: Fn(usize, usize) -> O::Acc, S: Fn(usize, O::Acc)>(

@@ -200,7 +200,7 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block), but arg ops on elements of `ARG_WARP_ROW_ELEM` bytes keep a warp |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
-/// A call then runs `Columns` of f32, f16 and bf16 value folds as [`folded_columns`] says.
+/// A call then runs `Columns` of f32, f16 and bf16 as [`folded_columns`] says.
 /// Where that shape is one row of n ≥ 1 elements, the call runs instead as the whole-buffer
 /// reduction of the row (its fast path streams one long row faster than split chunks and their
 /// fold), except arg ops with u32 indices, which it does not write.

@@ -152,7 +152,7 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
     // No narrower than AXIS_TILE_MIN_BYTES of a row: eight threads of eight bf16.
     assert_eq!(folded("bf16", 2, AxisFold::Values, 1 << 20, 64), tiles(8, 264));
     assert_eq!(folded("bf16", 2, AxisFold::Values, 1 << 20, 16), tiles(2, 128));
-    // No fold launch to save (one chunk a column), other types, arg ops: `Columns` as it was.
+    // No fold launch to save (one chunk a column), or another type: `Columns` as it was.
     let same = |name: &str, elem: usize, fold: AxisFold, m: usize, n: usize| {
         let width = (16 / elem) as u32;
         let cols = auto_strategy(Axis::Columns, AxisShape::new(m, n), elem, fold, width, H100_SMS).1;
@@ -163,6 +163,7 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
     // Fewer than AXIS_TILE_MIN_CHUNKS partials a column: the fold launch stays (9 a column).
     same("f32", 4, AxisFold::Values, 8192, 28_672);
     same("f32", 4, AxisFold::Args, 8192, 28_672);
+    same("i32", 4, AxisFold::Args, 4096, 4096);
     assert_eq!(folded("bf16", 2, AxisFold::Values, 8192, 28_672), tiles(64, 4));
     same("f32", 4, AxisFold::Values, 16, 1 << 22);
     same("i32", 4, AxisFold::Values, 4096, 4096);
