@@ -151,6 +151,58 @@ fn folded_columns() {
     );
 }
 
+/// Rows of a few vectors a thread each (`ShortRows`), each type with `short` kernels: rows of
+/// 0 to five vectors and a part (the kernel's whole vectors stop at four), 16-byte aligned
+/// rows padded past n, named and through `Auto`. Rows not 16-byte aligned and integer types
+/// are refused before any launch.
+#[test]
+fn short_rows() {
+    use cudakernels::{bf16, f16, Error, SHORT_ROW_TYPES};
+    let handle = match gpu("axis_short_rows") {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh("axis_short_rows");
+    fn each<T: Reference>(s: &cudakernels::GpuStream, rng: &mut Rng, specials: &[T]) {
+        assert!(SHORT_ROW_TYPES.contains(&T::NAME));
+        let per = 16 / std::mem::size_of::<T>();
+        for &m in [1, 33, 3001].iter() {
+            for &n in
+                [0, 1, per - 1, per, per + 1, 2 * per - 1, 3 * per + 1, 4 * per - 1, 4 * per, 4 * per + 1, 5 * per + 3]
+                    .iter()
+            {
+                let case = Case::<T>::new(rng, m, n, aligned_pad(n), 0, specials);
+                let ctx = format!("seed {} {} {}x{} lda {}", rng.seed, T::NAME, m, n, case.shape.lda);
+                run_case(s, &case, Axis::Rows, AxisStrategy::ShortRows, &ctx);
+                run_case(s, &case, Axis::Rows, AxisStrategy::Auto, &ctx);
+            }
+        }
+    }
+    each::<f32>(s, &mut rng, &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0]);
+    each::<f16>(s, &mut rng, &[f16::NAN, f16::INFINITY, f16::NEG_INFINITY, f16::NEG_ZERO, f16::ZERO]);
+    each::<bf16>(s, &mut rng, &[bf16::NAN, bf16::INFINITY, bf16::NEG_INFINITY, bf16::NEG_ZERO, bf16::ZERO]);
+
+    let short = AxisStrategy::ShortRows;
+    let shape = AxisShape::new(64, 16);
+    let floats = upload(&vec![1.5f32; 64 * 17 + 1]);
+    let ints = upload(&vec![7i32; 64 * 16]);
+    let (sums, int_sums) = (poisoned::<f32>(64), poisoned::<i64>(64));
+    // One element in: every row starts 4 bytes past a 16-byte boundary.
+    let refused = s.sum_along(Axis::Rows, shape, &floats.index(1..), &mut sums.index(..), short);
+    assert!(matches!(refused, Err(Error::Unsupported { .. })), "misaligned short rows: {:?}", refused);
+    // Rows 68 bytes apart.
+    let refused = s.sum_along(Axis::Rows, shape.with_lda(17), &floats.index(..), &mut sums.index(..), short);
+    assert!(matches!(refused, Err(Error::Unsupported { .. })), "lda 17 short rows: {:?}", refused);
+    let refused = s.sum_along(Axis::Rows, shape, &ints, &mut int_sums.index(..), short);
+    assert!(matches!(refused, Err(Error::Unsupported { .. })), "i32 short rows: {:?}", refused);
+    let refused = s.sum_along(Axis::Columns, shape, &floats.index(..), &mut sums.index(..16), short);
+    assert!(matches!(refused, Err(Error::Unsupported { .. })), "short rows of columns: {:?}", refused);
+    // Nothing was written.
+    assert!(download(s, &sums).iter().all(|&v| v.to_bits() == u32::from_ne_bytes([0xa5; 4])), "a refused call wrote");
+    assert!(download(s, &int_sums).iter().all(|&v| v == i64::from_ne_bytes([0xa5; 8])), "a refused call wrote");
+}
+
 /// Every named strategy's parameters on shapes they split, pad and offset.
 #[test]
 fn named_strategies() {

@@ -192,6 +192,61 @@ fn folded_columns<T: ArgRef>(test: &str) {
     }
 }
 
+/// Rows of a few vectors a thread each (`ShortRows`): rows of 0 to five vectors and a part,
+/// 16-byte aligned and padded, every arg case per row, both index widths, named and `Auto`;
+/// rows not 16-byte aligned are refused and nothing is written.
+fn short_rows<T: ArgRef>(test: &str) {
+    let handle = match gpu(test) {
+        Some(g) => g,
+        None => return,
+    };
+    let s = handle.default_stream();
+    let mut rng = Rng::fresh(test);
+    let per = 16 / std::mem::size_of::<T>();
+    for &m in [1, 33, 3001].iter() {
+        for &n in
+            [0, 1, per - 1, per, per + 1, 2 * per - 1, 3 * per + 1, 4 * per - 1, 4 * per, 4 * per + 1, 5 * per + 3]
+                .iter()
+        {
+            let shape = AxisShape::new(m, n).with_lda((n + 16) / 16 * 16);
+            let ctx = format!("seed {} {} {}x{} lda {}", rng.seed, T::NAME, m, n, shape.lda);
+            let (buffer, lines) = matrix::<T>(&mut rng, shape, 0, Axis::Rows);
+            for &strategy in [AxisStrategy::ShortRows, AxisStrategy::Auto].iter() {
+                run_along::<T, u64>(s, (&buffer, &lines), 0, shape, Axis::Rows, strategy, &ctx);
+                run_along::<T, u32>(s, (&buffer, &lines), 0, shape, Axis::Rows, strategy, &ctx);
+            }
+        }
+    }
+    let shape = AxisShape::new(64, 4 * per);
+    let (buffer, _) = matrix::<T>(&mut rng, shape, 1, Axis::Rows);
+    let dev = upload(&buffer);
+    let (values, indices) = (poisoned::<T>(64), poisoned::<u32>(64));
+    let refused = s.arg_along(
+        ArgOp::ArgMax,
+        Axis::Rows,
+        shape,
+        &dev.index(1..),
+        &mut values.index(..),
+        &mut indices.index(..),
+        AxisStrategy::ShortRows,
+    );
+    assert!(matches!(refused, Err(Error::Unsupported { .. })), "{}: misaligned short rows: {:?}", test, refused);
+    assert!(download(s, &indices).iter().all(|&v| v == u32::from_ne_bytes([0xa5; 4])), "a refused call wrote");
+}
+
+#[test]
+fn short_rows_f32() {
+    short_rows::<f32>("axis_arg_short_rows_f32");
+}
+#[test]
+fn short_rows_f16() {
+    short_rows::<f16>("axis_arg_short_rows_f16");
+}
+#[test]
+fn short_rows_bf16() {
+    short_rows::<bf16>("axis_arg_short_rows_bf16");
+}
+
 #[test]
 fn folded_columns_f32() {
     folded_columns::<f32>("axis_arg_folded_columns_f32");

@@ -7,7 +7,7 @@ use cudakernels::stripe_depths;
 use cudakernels::{
     ladder_entry_point, ArgOp, GemvLoads, LadderKernel, Op, SgemvKernel, TypedOp, ARG_TYPES, AXIS_ARG_KERNELS,
     AXIS_ARG_OPS, AXIS_ARG_WORD_TYPES, AXIS_KERNELS, AXIS_TILE_TYPES, AXIS_TYPES, FILL_KERNELS, GEMV_KERNELS,
-    LADDER_BLOCKS, PTX, TYPED_TYPES,
+    LADDER_BLOCKS, PTX, SHORT_ROW_TYPES, TYPED_TYPES,
 };
 
 /// The entry point whose `.entry` line starts at byte `start` of the PTX: its name and its text
@@ -344,6 +344,25 @@ fn tile_kernels_walk_columns_and_hand_their_splits_on() {
         }
         assert!(!body.contains(".local"), "{}: local memory", name);
     }
+}
+
+/// Short rows a thread each (`short_rows`): every typed op and arg op over each type that has
+/// them, reading 16-byte vectors, with no shuffles (a thread holds its whole row) and no local
+/// memory (the arg ops pick their vector from registers by constant indices).
+#[test]
+fn short_row_kernels_read_vectors_without_shuffles() {
+    let ops = TypedOp::ALL.iter().map(|op| format!("axis_short_{}", op.name()));
+    let args = AXIS_ARG_OPS.iter().map(|op| format!("axis_arg_short_{}", op));
+    let names: Vec<String> =
+        ops.chain(args).flat_map(|k| SHORT_ROW_TYPES.iter().map(move |t| format!("{}_{}", k, t))).collect();
+    assert_eq!(names.len(), (TypedOp::ALL.len() + AXIS_ARG_OPS.len()) * SHORT_ROW_TYPES.len());
+    for name in names {
+        let body = entry(&name);
+        assert!(body.contains("ld.global.nc.v4.u32"), "{}: no 16-byte load", name);
+        assert!(!body.contains("shfl.sync"), "{}: a shuffle", name);
+        assert!(!body.contains(".local"), "{}: local memory", name);
+    }
+    assert!(entry("axis_arg_short_argmax_bf16").contains("max.NaN.bf16x2"), "halves' extremes two at a time");
 }
 
 /// The load batches that ptxas would otherwise split end with `issue_loads_together`'s

@@ -10,6 +10,7 @@ use kernels::fill::FILL_KERNELS;
 use kernels::reduce::{LadderKernel, LADDER_BLOCKS, LADDER_TYPES};
 use kernels::sgemv::half_gemv::GEMV_KERNELS;
 use kernels::sgemv::SGEMV_KERNELS;
+use kernels::short_rows::SHORT_ROW_TYPES;
 use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 
 const LADDER: usize = LadderKernel::ALL.len() * LADDER_TYPES.len() * LADDER_BLOCKS.len();
@@ -25,14 +26,16 @@ const AXIS_ARG_WORDS: usize = AXIS_ARG + AXIS_ARG_KERNELS.len() * AXIS_ARG_OPS.l
 const AXIS_TILES: usize = AXIS_ARG_WORDS + AXIS_ARG_OPS.len() * AXIS_ARG_WORD_TYPES.len();
 const AXIS_ARG_TILES: usize = AXIS_TILES + TYPED_OPS.len() * AXIS_TILE_TYPES.len();
 const AXIS_ARG_WORD_TILES: usize = AXIS_ARG_TILES + AXIS_ARG_OPS.len() * AXIS_TILE_TYPES.len();
-const FILL: usize = AXIS_ARG_WORD_TILES + AXIS_ARG_OPS.len() * AXIS_ARG_WORD_TYPES.len();
+const AXIS_SHORT: usize = AXIS_ARG_WORD_TILES + AXIS_ARG_OPS.len() * AXIS_ARG_WORD_TYPES.len();
+const AXIS_ARG_SHORT: usize = AXIS_SHORT + TYPED_OPS.len() * SHORT_ROW_TYPES.len();
+const FILL: usize = AXIS_ARG_SHORT + AXIS_ARG_OPS.len() * SHORT_ROW_TYPES.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
 /// passes, the typed ops by (op, type), `sum_f32_f64acc`, the arg ops by (op, type), the sgemv
 /// kernels, the axis kernels by (kernel, op, type), the half-precision gemv kernels, the axis
 /// arg kernels by (kernel, op, type), the axis arg `words` kernels by (op, type), the axis
 /// `tiles` kernels by (op, type), the axis arg `tiles` and `word_tiles` kernels by (op, type),
-/// then the zero fill.
+/// the axis `short` and arg `short` kernels by (op, type), then the zero fill.
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -71,6 +74,14 @@ pub(crate) fn entry_names() -> Vec<String> {
     debug_assert_eq!(names.len(), AXIS_ARG_WORD_TILES);
     for op in AXIS_ARG_OPS.iter() {
         names.extend(AXIS_ARG_WORD_TYPES.iter().map(|t| format!("axis_arg_word_tiles_{}_{}", op, t)));
+    }
+    debug_assert_eq!(names.len(), AXIS_SHORT);
+    for op in TYPED_OPS.iter() {
+        names.extend(SHORT_ROW_TYPES.iter().map(|t| format!("axis_short_{}_{}", op, t)));
+    }
+    debug_assert_eq!(names.len(), AXIS_ARG_SHORT);
+    for op in AXIS_ARG_OPS.iter() {
+        names.extend(SHORT_ROW_TYPES.iter().map(|t| format!("axis_arg_short_{}_{}", op, t)));
     }
     debug_assert_eq!(names.len(), FILL);
     names.extend(FILL_KERNELS.iter().map(|k| k.to_string()));
@@ -143,6 +154,20 @@ pub(crate) fn axis_arg_word_tiles_entry(op: usize, type_name: &str) -> usize {
     AXIS_ARG_WORD_TILES + op * AXIS_ARG_WORD_TYPES.len() + t
 }
 
+/// The axis `short` kernel of typed op number `op` (in `TYPED_OPS`) over `type_name` (in
+/// `SHORT_ROW_TYPES`).
+pub(crate) fn axis_short_entry(op: usize, type_name: &str) -> usize {
+    let t = SHORT_ROW_TYPES.iter().position(|&t| t == type_name).expect("a type with short rows");
+    AXIS_SHORT + op * SHORT_ROW_TYPES.len() + t
+}
+
+/// The axis arg `short` kernel of arg op number `op` (in `AXIS_ARG_OPS`) over `type_name` (in
+/// `SHORT_ROW_TYPES`).
+pub(crate) fn axis_arg_short_entry(op: usize, type_name: &str) -> usize {
+    let t = SHORT_ROW_TYPES.iter().position(|&t| t == type_name).expect("a type with short rows");
+    AXIS_ARG_SHORT + op * SHORT_ROW_TYPES.len() + t
+}
+
 /// The zero fill, `fill_zero`.
 pub(crate) fn fill_entry() -> usize {
     FILL
@@ -176,6 +201,10 @@ mod tests {
         assert_eq!(names[axis_arg_tiles_entry(0, "f32")], "axis_arg_tiles_argmin_f32");
         assert_eq!(names[axis_arg_tiles_entry(1, "f16")], "axis_arg_tiles_argmax_f16");
         assert_eq!(names[axis_arg_word_tiles_entry(1, "bf16")], "axis_arg_word_tiles_argmax_bf16");
+        assert_eq!(names[axis_short_entry(0, "f32")], "axis_short_sum_f32");
+        assert_eq!(names[axis_short_entry(3, "bf16")], "axis_short_minmax_bf16");
+        assert_eq!(names[axis_arg_short_entry(0, "f16")], "axis_arg_short_argmin_f16");
+        assert_eq!(names[axis_arg_short_entry(1, "bf16")], "axis_arg_short_argmax_bf16");
         assert_eq!(names[gemv_entry(0)], GEMV_KERNELS[0].name);
         assert_eq!(names[axis_entry(0, 1, "bf16")], "axis_rows_min_bf16");
         assert_eq!(names[axis_entry(0, 0, "u8")], "axis_rows_sum_u8");

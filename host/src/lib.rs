@@ -48,7 +48,7 @@ mod internals {
     pub use crate::arg::arg_entry_point;
     pub use crate::axis::plan::{
         auto_strategy, column_width, column_word_tracks, first_block, first_grid, fold_grid, fold_plan, folded_columns,
-        lanes_for, resolve, AxisFold, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES,
+        lanes_for, resolve, rows_aligned, short_rows, AxisFold, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES,
     };
     pub use crate::ladder::{
         ladder_entry_point, ladder_grid, Finish, LadderGrid, LadderKernel, LADDER_BLOCKS, LADDER_TYPES,
@@ -68,6 +68,7 @@ mod internals {
     pub use kernels::sgemv::half_gemv::{GemvLoads, GEMV_KERNELS};
     pub use kernels::sgemv::SGEMV_KERNELS;
     pub use kernels::sgemv::{Loads, SgemvEntry, SgemvLaunch};
+    pub use kernels::short_rows::{SHORT_ROW_TYPES, SHORT_ROW_VECTORS};
     pub use kernels::typed::{TYPED_OPS, TYPED_TYPES};
 }
 #[cfg(feature = "internals")]

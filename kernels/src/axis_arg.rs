@@ -68,17 +68,17 @@ pub const AXIS_ARG_KERNELS: [&str; 4] = ["rows", "cols", "fold", "pieces"];
 /// Where results go: partial pairs, or values and indices of the index width the caller chose.
 #[cfg(target_os = "cuda")]
 #[derive(Clone, Copy)]
-struct ArgLines<T> {
-    partials: *mut ValueIndex<T>,
-    values: *mut T,
-    indices: *mut u8,
-    wide: u32,
+pub(crate) struct ArgLines<T> {
+    pub(crate) partials: *mut ValueIndex<T>,
+    pub(crate) values: *mut T,
+    pub(crate) indices: *mut u8,
+    pub(crate) wide: u32,
 }
 
 #[cfg(target_os = "cuda")]
 impl<T: Copy> ArgLines<T> {
     #[inline(always)]
-    unsafe fn store(self, i: usize, v: ValueIndex<T>) {
+    pub(crate) unsafe fn store(self, i: usize, v: ValueIndex<T>) {
         if !self.partials.is_null() {
             *self.partials.add(i) = v;
             return;

@@ -6,7 +6,8 @@
 //! floats' in [`halves`], the min/max folds in [`packed`]), per-thread loads and folds
 //! ([`thread`]; the column arg tracks of halves in [`column_tracks`]), warp reductions
 //! ([`warp`]), the host's tagged result words ([`publish`]), block reductions ([`block`]), then
-//! the device-wide kernels ([`reduce`], [`typed`], [`arg`], [`axis`], [`axis_arg`], [`sgemv`]),
+//! the device-wide kernels ([`reduce`], [`typed`], [`arg`], [`axis`], [`axis_arg`],
+//! [`column_tiles`], [`short_rows`], [`sgemv`]),
 //! and the zero [`fill`] the host clears outputs with.
 #![cfg_attr(
     target_os = "cuda",
@@ -28,6 +29,7 @@ pub mod arg_order;
 pub mod axis;
 pub mod axis_arg;
 pub mod column_tiles;
+pub mod short_rows;
 #[macro_use]
 pub mod config;
 pub mod fill;

@@ -22,13 +22,14 @@ pub(crate) mod plan;
 
 use plan::{
     column_width, column_word_tracks, first_block, first_grid, fold_grid, fold_plan, folded_columns, lanes_for,
-    resolve, AxisFold,
+    resolve, rows_aligned, short_rows, AxisFold,
 };
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::arg::{enqueue_arg, ArgOp, ArgSlot};
 use crate::entries::{
-    axis_arg_entry, axis_arg_tiles_entry, axis_arg_word_tiles_entry, axis_arg_words_entry, axis_entry, axis_tiles_entry,
+    axis_arg_entry, axis_arg_short_entry, axis_arg_tiles_entry, axis_arg_word_tiles_entry, axis_arg_words_entry,
+    axis_entry, axis_short_entry, axis_tiles_entry,
 };
 use crate::error::{Error, Result};
 use crate::gpu::ResultSlot;
@@ -256,6 +257,30 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             // are unused; the outputs hold n results.
             unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };
         }
+        AxisStrategy::ShortRows => {
+            let elem = std::mem::size_of::<T>();
+            if !kernels::short_rows::SHORT_ROW_TYPES.contains(&job.type_name) {
+                return Err(Error::Unsupported {
+                    what: format!("{:?} over {}: no short kernel for this type", strategy, job.type_name),
+                });
+            }
+            if !rows_aligned(elem, job.input.as_device_ptr().as_raw(), shape) {
+                return Err(Error::Unsupported {
+                    what: format!("{:?}: rows must start 16-byte aligned (input address and lda·{})", strategy, elem),
+                });
+            }
+            args.out("input", job.input).usize(shape.m).usize(shape.n).usize(shape.lda);
+            job.push_results(&mut args);
+            let entry = match job.out {
+                Results::Acc(_) => axis_short_entry(job.op, job.type_name),
+                Results::Arg { .. } => axis_arg_short_entry(job.op, job.type_name),
+            };
+            // SAFETY: `axis_short_{op}_{T}` takes (input, rows, n, lda, out) and
+            // `axis_arg_short_{op}_{T}` (input, rows, n, lda, values, indices, wide) as pushed;
+            // every row starts 16-byte aligned (checked above); the shape fits the input; the
+            // outputs hold m results; any grid of whole-warp blocks.
+            unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };
+        }
         AxisStrategy::Auto => unreachable!("resolved before enqueueing"),
     }
     if let (Some(f), Some(partials)) = (fold.filter(|f| !f.by_last_piece), partials) {
@@ -336,8 +361,12 @@ impl GpuStream {
         let line = axis.line(shape);
         let fold = if matches!(results, Results::Arg { .. }) { AxisFold::Args } else { AxisFold::Values };
         let (shape, strategy) = resolve(axis, shape, elem, fold, width, self.sm_count(), strategy)?;
-        let strategy =
-            if auto { folded_columns(T::NAME, elem, shape, width, self.sm_count(), strategy) } else { strategy };
+        let strategy = if auto {
+            let strategy = folded_columns(T::NAME, elem, shape, width, self.sm_count(), strategy);
+            short_rows(T::NAME, elem, shape, width, strategy)
+        } else {
+            strategy
+        };
         if count == 0 {
             return Ok(());
         }

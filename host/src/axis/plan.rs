@@ -8,6 +8,7 @@ use kernels::config::{
     AXIS_TILE_MIN_BYTES, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD, AXIS_WORD_TRACK_MIN_ROWS,
     VECTOR_BYTES, WARP_SIZE,
 };
+use kernels::short_rows::SHORT_ROW_VECTORS;
 
 /// Most partials one column folds (`fold`: 64 per thread, four loads in flight at a time):
 /// enough splits for few columns to fill the device (2^20 × 16: 1024 blocks), a fold of a few µs.
@@ -121,6 +122,10 @@ pub enum AxisStrategy {
     /// walk, each block folding its phases in shared memory and the last block of each column
     /// tile folding its splits, in one launch.
     FoldedColumns { tile: u32, splits: u32 },
+    /// The `short` kernel (`kernels::short_rows`; f32, f16 and bf16, every op): a thread per
+    /// row, its first `SHORT_ROW_VECTORS` 16-byte vectors loaded together and folded in its
+    /// registers, the rest element by element. Rows must start 16-byte aligned.
+    ShortRows,
 }
 
 impl Default for AxisStrategy {
@@ -134,13 +139,18 @@ impl Default for AxisStrategy {
 /// 16-byte aligned (`addr` and lda·elem multiples of 16) and n fills one, else one. The kernels'
 /// `width` argument.
 pub fn column_width(elem: usize, addr: u64, shape: AxisShape) -> u32 {
-    let aligned = addr % VECTOR_BYTES as u64 == 0 && (shape.lda % VECTOR_BYTES) * elem % VECTOR_BYTES == 0;
     let per_vec = VECTOR_BYTES / elem.max(1);
-    if aligned && elem <= VECTOR_BYTES && shape.n >= per_vec {
+    if rows_aligned(elem, addr, shape) && elem <= VECTOR_BYTES && shape.n >= per_vec {
         per_vec as u32
     } else {
         1
     }
+}
+
+/// Whether every row of `shape` (`elem`-byte elements at device address `addr`) starts 16-byte
+/// aligned: `addr` and lda·elem multiples of 16.
+pub fn rows_aligned(elem: usize, addr: u64, shape: AxisShape) -> bool {
+    addr % VECTOR_BYTES as u64 == 0 && (shape.lda % VECTOR_BYTES) * elem % VECTOR_BYTES == 0
 }
 
 /// Whether an arg op over the columns of `type_name` with the resolved `strategy`, `width`
@@ -200,7 +210,8 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block), but arg ops on elements of `ARG_WARP_ROW_ELEM` bytes keep a warp |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
-/// A call then runs `Columns` of f32, f16 and bf16 as [`folded_columns`] says.
+/// A call then runs `Columns` of f32, f16 and bf16 as [`folded_columns`] says, and their short
+/// aligned `Rows` as [`short_rows`] says.
 /// Where that shape is one row of n ≥ 1 elements, the call runs instead as the whole-buffer
 /// reduction of the row (its fast path streams one long row faster than split chunks and their
 /// fold), except arg ops with u32 indices, which it does not write.
@@ -293,6 +304,21 @@ pub fn folded_columns(
     AxisStrategy::FoldedColumns { tile: tile as u32, splits: splits(tile) as u32 }
 }
 
+/// `Auto`'s rows of `type_name` (`elem` bytes), any op, given Auto's resolved `strategy`: rows
+/// that `Rows` gives a group of lanes (more than one 16-byte vector) without splitting them, of
+/// at most `SHORT_ROW_VECTORS` vectors, 16-byte aligned (`width` > 1: [`column_width`]), over a
+/// type with `short` entries (`kernels::short_rows::SHORT_ROW_TYPES`), take `ShortRows`. Any
+/// other strategy is returned as it is.
+pub fn short_rows(type_name: &str, elem: usize, shape: AxisShape, width: u32, strategy: AxisStrategy) -> AxisStrategy {
+    let grouped = matches!(strategy, AxisStrategy::Rows { lanes, chunks: 1 } if lanes > 1);
+    let short = shape.n * elem <= SHORT_ROW_VECTORS * VECTOR_BYTES;
+    if grouped && short && width > 1 && kernels::short_rows::SHORT_ROW_TYPES.contains(&type_name) {
+        AxisStrategy::ShortRows
+    } else {
+        strategy
+    }
+}
+
 /// `strategy` for `axis` and `shape` (of `elem`-byte elements, reduced as `fold`), `Auto`
 /// resolved: the shape the kernel sees and a named
 /// strategy. `Unsupported` for parameters out of range, or a kernel of the other axis (but a
@@ -329,6 +355,10 @@ pub fn resolve(
             }
             Ok((shape, strategy))
         }
+        AxisStrategy::ShortRows => match axis {
+            Axis::Rows => Ok((shape, strategy)),
+            Axis::Columns => bad("a rows kernel reduces rows"),
+        },
     }
 }
 
@@ -352,7 +382,7 @@ pub fn fold_plan(shape: AxisShape, strategy: AxisStrategy) -> Option<FoldPlan> {
         AxisStrategy::Rows { lanes, chunks } if kernels::axis::folds_in_block(lanes, chunks) => return None,
         AxisStrategy::Rows { chunks, .. } => (shape.m, chunks as usize, true),
         AxisStrategy::Columns { tile, splits } => (shape.n, splits as usize * (AXIS_BLOCK / tile) as usize, false),
-        AxisStrategy::FoldedColumns { .. } | AxisStrategy::Auto => return None,
+        AxisStrategy::FoldedColumns { .. } | AxisStrategy::ShortRows | AxisStrategy::Auto => return None,
     };
     let by_last_piece = rows && chunks <= AXIS_MAX_ROW_PIECES;
     (chunks > 1).then(|| FoldPlan { items, chunks, item_stride: chunks, chunk_stride: 1, by_last_piece })
@@ -377,7 +407,8 @@ pub fn first_block(segments: bool) -> u32 {
 
 /// Blocks of the first launch: groups of `lanes` over `items` in blocks of
 /// [`first_block`]`(segments)` threads (capped at `max_grid`; the kernel strides over the rest),
-/// or every (column tile of `width`-column threads, split) pair (`TooLarge` past `max_grid`).
+/// a thread per row (`ShortRows`, capped likewise), or every (column tile of `width`-column
+/// threads, split) pair (`TooLarge` past `max_grid`).
 pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, width: u32, segments: bool, max_grid: u32) -> Result<u32> {
     match strategy {
         AxisStrategy::Rows { lanes, chunks } => {
@@ -388,6 +419,7 @@ pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, width: u32, segments
             }
             Ok(div_ceil(shape.m * chunks as usize, per_block).clamp(1, max_grid as usize) as u32)
         }
+        AxisStrategy::ShortRows => Ok(div_ceil(shape.m, AXIS_BLOCK as usize).clamp(1, max_grid as usize) as u32),
         AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } => {
             crate::launch::check_grid(div_ceil(shape.n, (tile * width.max(1)) as usize) * splits as usize, max_grid)
         }

@@ -8,6 +8,7 @@ use kernels::config::{
     AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES, AXIS_SEGMENT_BLOCK, AXIS_TILE_FOLD_PARTIALS, AXIS_TILE_MIN_BYTES,
     AXIS_WORD_TRACK_MIN_ROWS, WARP_SIZE,
 };
+use kernels::short_rows::SHORT_ROW_VECTORS;
 
 const H100_SMS: u32 = 132;
 
@@ -198,6 +199,59 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
             }
         }
     }
+}
+
+#[test]
+fn auto_gives_short_aligned_rows_of_floats_a_thread_each() {
+    let short = |name: &str, elem: usize, fold: AxisFold, m: usize, n: usize, width: u32| {
+        let shape = AxisShape::new(m, n);
+        let rows = auto_strategy(Axis::Rows, shape, elem, fold, width, H100_SMS).1;
+        short_rows(name, elem, shape, width, rows)
+    };
+    for &fold in [AxisFold::Values, AxisFold::Args].iter() {
+        // 2^20 × 16: f32 rows of four vectors, halves of two; two lanes each under `Rows`.
+        assert_eq!(short("f32", 4, fold, 1 << 20, 16, 4), AxisStrategy::ShortRows);
+        assert_eq!(short("bf16", 2, fold, 1 << 20, 16, 8), AxisStrategy::ShortRows);
+        assert_eq!(short("f16", 2, fold, 1 << 20, 32, 8), AxisStrategy::ShortRows);
+        // Rows of 20 bytes (aligned: lda 8), one vector and an element.
+        assert_eq!(short("f32", 4, fold, 300, 5, 4), AxisStrategy::ShortRows);
+        // Rows past SHORT_ROW_VECTORS vectors, rows of one vector (a thread each already),
+        // rows not 16-byte aligned (width 1) and types without `short` entries keep `Rows`.
+        let kept = [
+            ("f32", 4, 1 << 20, 17, 4),
+            ("bf16", 2, 1 << 20, 64, 8),
+            ("f32", 4, 1 << 20, 4, 4),
+            ("f32", 4, 1 << 20, 16, 1),
+            ("i32", 4, 1 << 20, 16, 4),
+            ("f64", 8, 1 << 20, 8, 2),
+        ];
+        for &(name, elem, m, n, width) in kept.iter() {
+            let rows = auto_strategy(Axis::Rows, AxisShape::new(m, n), elem, fold, width, H100_SMS).1;
+            assert_eq!(short(name, elem, fold, m, n, width), rows, "{} {}x{} width {}", name, m, n, width);
+            assert!(matches!(rows, AxisStrategy::Rows { .. }));
+        }
+    }
+    assert_eq!(SHORT_ROW_VECTORS * kernels::config::VECTOR_BYTES, 64, "the kept 17 f32 are 68 bytes");
+    // Columns keep their strategy.
+    let cols = AxisStrategy::Columns { tile: 4, splits: 1 };
+    assert_eq!(short_rows("f32", 4, AxisShape::new(100, 16), 4, cols), cols);
+    // A thread per row, in AXIS_BLOCK-thread blocks, capped: the kernel strides.
+    let s = AxisShape::new(1 << 20, 16);
+    assert_eq!(first_grid(s, AxisStrategy::ShortRows, 4, false, 1 << 20), Ok(div(1 << 20, AXIS_BLOCK)));
+    assert_eq!(first_grid(s, AxisStrategy::ShortRows, 4, false, 100), Ok(100));
+    assert_eq!(first_grid(AxisShape::new(0, 16), AxisStrategy::ShortRows, 4, false, 100), Ok(1));
+    assert_eq!(fold_plan(s, AxisStrategy::ShortRows), None);
+    // Rows aligned: the address and lda·elem multiples of 16 bytes.
+    assert!(rows_aligned(4, 256, AxisShape::new(3, 5).with_lda(8)));
+    assert!(!rows_aligned(4, 256, AxisShape::new(3, 5).with_lda(6)));
+    assert!(!rows_aligned(2, 258, AxisShape::new(3, 8)));
+    // Named: rows only.
+    assert_eq!(
+        resolve(Axis::Rows, s, 4, AxisFold::Args, 4, 1, AxisStrategy::ShortRows),
+        Ok((s, AxisStrategy::ShortRows))
+    );
+    let refused = resolve(Axis::Columns, s, 4, AxisFold::Args, 4, 1, AxisStrategy::ShortRows);
+    assert!(matches!(refused, Err(Error::Unsupported { .. })), "{:?}", refused);
 }
 
 #[test]

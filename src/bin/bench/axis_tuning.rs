@@ -7,6 +7,8 @@
 //!   tile and splits, and through `Auto`'s `FoldedColumns` (its `Columns` where it keeps them); with
 //!   `AXIS_FOLDED_SWEEP=1`, column sums through `FoldedColumns` of `cols`' tile down to an
 //!   eighth of it, at two to five blocks per SM.
+//! - `axis-short`: rows of a few 16-byte vectors (`SHORT_SHAPES`, or `AXIS_TUNING_SHAPE`) through
+//!   `Auto`'s `Rows` and through `ShortRows` (a thread per row), row sums, max and argmax.
 //! - `axis-rows-tuning`: rows of a warp per row (lanes 32), `Auto`'s pieces per row for values
 //!   against half, 1.5 and twice as many (or the list in `AXIS_TUNING_CHUNKS`), row sums, max and
 //!   argmax, each row naming `Auto`'s pieces for its op.
@@ -19,7 +21,7 @@ use crate::harness::{
 use crate::timing::{gbps, median_ms};
 use cudakernels::cust::memory::DeviceBuffer;
 use cudakernels::{
-    auto_strategy, bf16, column_width, config, fold_plan, folded_columns, ArgOp, Axis, AxisFold, AxisShape,
+    auto_strategy, bf16, column_width, config, fold_plan, folded_columns, short_rows, ArgOp, Axis, AxisFold, AxisShape,
     AxisStrategy, Gpu, GpuStream, Result, TypedElement, TypedOp, AXIS_MAX_CHUNKS,
 };
 
@@ -37,6 +39,14 @@ const FOLDED_TABLE: Table = Table::markdown(
     "| shape | type | op | strategy | tile | splits | median µs | GB/s |",
     &[Text, Text, Text, Text, Fixed(0), Fixed(0), Fixed(1), Fixed(0)],
 );
+
+const SHORT_TABLE: Table = Table::markdown(
+    "| shape | type | op | strategy | median µs | GB/s |",
+    &[Text, Text, Text, Text, Fixed(1), Fixed(0)],
+);
+
+/// Shapes of short rows: the list's many short rows and neighbours of other row lengths.
+const SHORT_SHAPES: [(usize, usize); 4] = [(1 << 20, 16), (1 << 22, 8), (1 << 20, 32), (1 << 21, 12)];
 
 /// Splits or pieces tried, as fractions (numerator, denominator) of Auto's.
 const SCALES: [(usize, usize); 4] = [(1, 2), (1, 1), (3, 2), (2, 1)];
@@ -59,6 +69,31 @@ pub fn run_folded(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
     each_shape(gpu.default_stream(), |m, n| m > 1 && n > 1, Tuned::Folded)
 }
 
+pub fn run_short(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
+    println!("### Axis short rows: `Rows` against a thread per row (cold: rotated)\n");
+    SHORT_TABLE.header();
+    let s = gpu.default_stream();
+    let shapes = match tuning_shape() {
+        Some(shape) => vec![shape],
+        None => SHORT_SHAPES.to_vec(),
+    };
+    let f32s = |i: usize| (i % 1000) as f32 * 0.5 - 250.0;
+    for (m, n) in shapes {
+        short(s, m, n, f32s)?;
+        short(s, m, n, |i| bf16::from_f32(f32s(i)))?;
+    }
+    println!();
+    Ok(())
+}
+
+/// `AXIS_TUNING_SHAPE` (`MxN`) when set.
+fn tuning_shape() -> Option<(usize, usize)> {
+    let w = std::env::var("AXIS_TUNING_SHAPE").ok()?;
+    let mn: Vec<usize> = w.split('x').filter_map(|v| v.trim().parse().ok()).collect();
+    assert!(mn.len() == 2, "AXIS_TUNING_SHAPE={:?}: expected MxN", w);
+    Some((mn[0], mn[1]))
+}
+
 /// What a section tunes.
 #[derive(Clone, Copy)]
 enum Tuned {
@@ -70,13 +105,9 @@ enum Tuned {
 /// `tuned` on `AXIS_TUNING_SHAPE` (`MxN`) or else on each dense shape of the list that `wanted`
 /// takes, f32 then bf16.
 fn each_shape(s: &GpuStream, wanted: impl Fn(usize, usize) -> bool, tuned: Tuned) -> Result<()> {
-    let shapes: Vec<(usize, usize)> = match std::env::var("AXIS_TUNING_SHAPE") {
-        Ok(w) => {
-            let mn: Vec<usize> = w.split('x').filter_map(|v| v.trim().parse().ok()).collect();
-            assert!(mn.len() == 2, "AXIS_TUNING_SHAPE={:?}: expected MxN", w);
-            vec![(mn[0], mn[1])]
-        }
-        Err(_) => axis_shapes::all()
+    let shapes: Vec<(usize, usize)> = match tuning_shape() {
+        Some(shape) => vec![shape],
+        None => axis_shapes::all()
             .into_iter()
             .filter_map(|case| match case {
                 AxisCase::Dense { m, n } if wanted(m, n) => Some((m, n)),
@@ -174,6 +205,33 @@ fn rows<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize)
                 op.into(),
                 (chunks as f64).into(),
                 (if op == "argmax" { auto_arg_chunks } else { auto_chunks } as f64).into(),
+                (ms * 1e3).into(),
+                gbps(bytes, ms).into(),
+            ]);
+        }
+    }
+    Ok(())
+}
+
+/// Auto's `Rows` and `ShortRows` on `m` × `n` where `Auto` takes the short kernel.
+fn short<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<()> {
+    let (shape, elem) = (AxisShape::new(m, n), std::mem::size_of::<T>());
+    let bytes = m * n * elem;
+    let inputs = buffers(rotation(s, bytes), m * n, fill)?;
+    let width = column_width(elem, inputs[0].as_device_ptr().as_raw(), shape);
+    let rows = auto_strategy(Axis::Rows, shape, elem, AxisFold::Values, width, s.sm_count()).1;
+    if short_rows(T::NAME, elem, shape, width, rows) != AxisStrategy::ShortRows {
+        return Ok(());
+    }
+    let mut outs = Outputs::<T>::new(m)?;
+    for &(name, strategy) in [("Rows", rows), ("ShortRows", AxisStrategy::ShortRows)].iter() {
+        for &op in ["sum", "max", "argmax"].iter() {
+            let ms = outs.time(s, op, (Axis::Rows, shape), &inputs, strategy)?;
+            SHORT_TABLE.row(&[
+                format!("{} × {}", m, n).into(),
+                T::NAME.into(),
+                op.into(),
+                format!("{} {:?}", name, strategy).into(),
                 (ms * 1e3).into(),
                 gbps(bytes, ms).into(),
             ]);

@@ -1,7 +1,7 @@
 //! Benchmark: the reduction ladder, the typed reductions and sgemv, timed with CUDA events
 //! (median after warm-up), cold memory by rotating buffers larger than L2, and a
 //! device-to-device copy as the bandwidth reference. Prints markdown tables.
-//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|batched|hgemv|plans|multi|axis|axis-tuning|axis-folded|axis-rows-tuning]...` (all by
+//! Usage: `bench [--ptx | --cubin FILE] [value|ladder|auto|tuning|typed|arg|sgemv|shapes|batched|hgemv|plans|multi|axis|axis-tuning|axis-folded|axis-short|axis-rows-tuning]...` (all by
 //! default). With `BENCH_CSV_DIR` set, the ladder and shapes sections also append their rows to
 //! CSV files there; `BENCH_GEMV_SHAPE=BATCHxMxN` keeps one shape of the batched and hgemv sections;
 //! `BENCH_TIMING=synced` waits for each timed call before the next, `BENCH_TIMING=chained` queues
@@ -40,7 +40,7 @@ use cudakernels::{open_with, Cubin, Gpu, ImageChoice, KernelImages, LaunchOverla
 
 /// A section: the device and the 1 GiB copy's GB/s in, its tables printed.
 type Section = fn(&Gpu, f64) -> Result<()>;
-const SECTIONS: [(&str, Section); 16] = [
+const SECTIONS: [(&str, Section); 17] = [
     ("value", value::run),
     ("ladder", ladder::run),
     ("auto", auto::run),
@@ -56,6 +56,7 @@ const SECTIONS: [(&str, Section); 16] = [
     ("axis", axis::run),
     ("axis-tuning", axis_tuning::run),
     ("axis-folded", axis_tuning::run_folded),
+    ("axis-short", axis_tuning::run_short),
     ("axis-rows-tuning", axis_tuning::run_rows),
 ];
 
