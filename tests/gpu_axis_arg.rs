@@ -128,8 +128,13 @@ fn named<T: ArgRef>(test: &str) {
     }
     // Enough rows of 16 KiB or more (f32) for `Auto` to give each a block.
     let block_rows = (16 * s.sm_count() as usize + 3, 4103, Axis::Rows);
+    // Enough rows for `Auto`'s arg lanes (a lane per sixteen vectors): two lanes a row of 64
+    // f32 (four vectors a lane), sixteen a row of 1024.
+    let sm = s.sm_count() as usize;
+    let arg_lanes = [(16 * 16 * sm, 64, Axis::Rows), (32 * sm, 1024, Axis::Rows)];
     let autos = [(2, 100_003, Axis::Rows), (5000, 33, Axis::Columns), (100_001, 1, Axis::Columns), block_rows];
-    for &(m, n, axis) in autos.iter() {
+    let autos = autos.iter().chain(arg_lanes.iter());
+    for &(m, n, axis) in autos {
         let shape = AxisShape::new(m, n);
         let (buffer, lines) = matrix::<T>(&mut rng, shape, 1, axis);
         run_along::<T, u64>(

@@ -415,7 +415,10 @@ impl GpuStream {
         }
         lent()?;
         let avg = input.len() / m;
-        let strategy = AxisStrategy::Rows { lanes: lanes_for(avg * std::mem::size_of::<T>()), chunks: 1 };
+        // A lane per four vectors for every op: the arg rows' wider lanes were measured on rows of
+        // one length, and a warp's segments here differ in length.
+        let strategy =
+            AxisStrategy::Rows { lanes: lanes_for(avg * std::mem::size_of::<T>(), AxisFold::Values), chunks: 1 };
         let shape = AxisShape::new(m, 0);
         let acc_bytes = acc_bytes(results, outs);
         let job =

@@ -187,15 +187,25 @@ const ARG_WARP_ROW_ELEM: usize = 2;
 /// shuffle levels per row than a lane per vector.
 const VECTORS_PER_LANE: usize = 4;
 
-/// Lanes for items of `bytes`: a thread for a row of one vector at most (the kernel's
-/// element-by-element path), else a lane per `VECTORS_PER_LANE` vectors, a power of two from 2
-/// up to a warp.
-pub fn lanes_for(bytes: usize) -> u32 {
+/// 16-byte vectors per lane of the `rows` arg kernels: four batches, so that a lane's read-back
+/// of its best vector and the group's shuffles of (key, vector) pairs pay for more of the row.
+/// Rows of 64 to 1,024 f32 and bf16 ran 7–33% faster so than at `VECTORS_PER_LANE` on an H200
+/// (tuning log, session 37).
+const ARG_VECTORS_PER_LANE: usize = 16;
+
+/// Lanes for items of `bytes` reduced as `fold`: a thread for a row of one vector at most (the
+/// kernel's element-by-element path), else a lane per `VECTORS_PER_LANE` vectors (values) or
+/// `ARG_VECTORS_PER_LANE` (args), a power of two from 2 up to a warp.
+pub fn lanes_for(bytes: usize, fold: AxisFold) -> u32 {
     let vectors = div_ceil(bytes.max(1), VECTOR_BYTES);
     if vectors <= 1 {
         return 1;
     }
-    div_ceil(vectors, VECTORS_PER_LANE).next_power_of_two().clamp(2, WARP_SIZE as usize) as u32
+    let per_lane = match fold {
+        AxisFold::Values => VECTORS_PER_LANE,
+        AxisFold::Args => ARG_VECTORS_PER_LANE,
+    };
+    div_ceil(vectors, per_lane).next_power_of_two().clamp(2, WARP_SIZE as usize) as u32
 }
 
 /// `Auto`'s dispatch for reducing `shape` of `elem` -byte elements along `axis` as `fold` on a
@@ -207,7 +217,7 @@ pub fn lanes_for(bytes: usize) -> u32 {
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
 /// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
 /// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split up to `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM (rounded down), each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
-/// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp; a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block), but arg ops on elements of `ARG_WARP_ROW_ELEM` bytes keep a warp |
+/// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp (arg ops: per `ARG_VECTORS_PER_LANE` where m times those lanes fills `AXIS_SPLIT_BELOW_WARPS_PER_SM` warps per SM); a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block), but arg ops on elements of `ARG_WARP_ROW_ELEM` bytes keep a warp |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
 /// A call then runs `Columns` of f32, f16 and bf16 as [`folded_columns`] says, and their short
@@ -239,7 +249,12 @@ pub fn auto_strategy(
         return (shape, AxisStrategy::Columns { tile: tile as u32, splits: splits as u32 });
     }
     let row_bytes = shape.n * elem;
-    let lanes = lanes_for(row_bytes);
+    let lanes = lanes_for(row_bytes, AxisFold::Values);
+    // Arg ops take their wider lanes where the groups still hold as many warps per SM as whole
+    // rows need (`AXIS_SPLIT_BELOW_WARPS_PER_SM`).
+    let arg_lanes = lanes_for(row_bytes, fold);
+    let filled = shape.m * arg_lanes as usize >= sm * AXIS_SPLIT_BELOW_WARPS_PER_SM * WARP_SIZE as usize;
+    let lanes = if arg_lanes < lanes && filled { arg_lanes } else { lanes };
     let mut chunks = 1;
     if lanes == WARP_SIZE && shape.m < sm * AXIS_SPLIT_BELOW_WARPS_PER_SM {
         let want = div_ceil(sm * AXIS_SPLIT_WARPS_PER_SM, shape.m.max(1));

@@ -76,7 +76,19 @@ fn lanes_follow_the_row_s_vectors() {
         (1 << 20, 32),
     ];
     for &(bytes, lanes) in table.iter() {
-        assert_eq!(lanes_for(bytes), lanes, "{} bytes", bytes);
+        assert_eq!(lanes_for(bytes, AxisFold::Values), lanes, "{} bytes", bytes);
+    }
+    // Arg ops: a lane per sixteen vectors; Auto takes them where the rows fill 16 warps a SM.
+    let arg = |m: usize, n: usize| auto_strategy(Axis::Rows, AxisShape::new(m, n), 4, AxisFold::Args, 4, H100_SMS).1;
+    assert_eq!(arg(1 << 20, 64), rows(2, 1));
+    assert_eq!(arg(65_536, 1024), rows(16, 1));
+    assert_eq!(arg(132 * 16 * 16, 64), rows(2, 1));
+    assert_eq!(arg(132 * 16 * 16 - 1, 64), rows(4, 1), "too few rows for 16 warps a SM of two lanes each");
+    assert_eq!(arg(1000, 1024), rows(32, 1));
+    assert_eq!(arg(16, 1 << 22), rows(32, 132), "few long rows split as for values");
+    let args = [(16, 1), (17, 2), (512, 2), (513, 4), (1024, 4), (4096, 16), (8192, 32), (1 << 20, 32)];
+    for &(bytes, lanes) in args.iter() {
+        assert_eq!(lanes_for(bytes, AxisFold::Args), lanes, "{} bytes", bytes);
     }
 }
 

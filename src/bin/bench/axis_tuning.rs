@@ -9,9 +9,10 @@
 //!   eighth of it, at two to five blocks per SM.
 //! - `axis-short`: rows of a few 16-byte vectors (`SHORT_SHAPES`, or `AXIS_TUNING_SHAPE`) through
 //!   `Auto`'s `Rows` and through `ShortRows` (a thread per row), row sums, max and argmax.
-//! - `axis-rows-tuning`: rows of a warp per row (lanes 32), `Auto`'s pieces per row for values
-//!   against half, 1.5 and twice as many (or the list in `AXIS_TUNING_CHUNKS`), row sums, max and
-//!   argmax, each row naming `Auto`'s pieces for its op.
+//! - `axis-rows-tuning`: rows of a warp per row (lanes 32, or the lanes in `AXIS_TUNING_LANES`
+//!   on any shape `Rows` takes), `Auto`'s pieces per row for values against half, 1.5 and twice
+//!   as many (or the list in `AXIS_TUNING_CHUNKS`), row sums, max and argmax, each row naming
+//!   `Auto`'s pieces for its op.
 use crate::axis_shapes::{self, AxisCase};
 use crate::harness::{
     buffers, rotation,
@@ -31,8 +32,8 @@ const TABLE: Table = Table::markdown(
 );
 
 const ROWS_TABLE: Table = Table::markdown(
-    "| shape | type | op | chunks | Auto's chunks | median µs | GB/s |",
-    &[Text, Text, Text, Fixed(0), Fixed(0), Fixed(1), Fixed(0)],
+    "| shape | type | op | lanes | chunks | Auto's chunks | median µs | GB/s |",
+    &[Text, Text, Text, Text, Fixed(0), Fixed(0), Fixed(1), Fixed(0)],
 );
 
 const FOLDED_TABLE: Table = Table::markdown(
@@ -46,7 +47,7 @@ const SHORT_TABLE: Table = Table::markdown(
 );
 
 /// Shapes of short rows: the list's many short rows and neighbours of other row lengths.
-const SHORT_SHAPES: [(usize, usize); 4] = [(1 << 20, 16), (1 << 22, 8), (1 << 20, 32), (1 << 21, 12)];
+const SHORT_SHAPES: [(usize, usize); 5] = [(1 << 20, 16), (1 << 22, 8), (1 << 20, 32), (1 << 21, 12), (1 << 20, 24)];
 
 /// Splits or pieces tried, as fractions (numerator, denominator) of Auto's.
 const SCALES: [(usize, usize); 4] = [(1, 2), (1, 1), (3, 2), (2, 1)];
@@ -186,28 +187,36 @@ fn rows<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize)
     let (shape, elem) = (AxisShape::new(m, n), std::mem::size_of::<T>());
     let bytes = m * n * elem;
     let auto_of = |fold| match auto_strategy(Axis::Rows, shape, elem, fold, 1, s.sm_count()).1 {
-        AxisStrategy::Rows { lanes: 32, chunks } => Some(chunks as usize),
+        AxisStrategy::Rows { lanes, chunks } => Some((lanes, chunks as usize)),
         _ => None,
     };
-    let (auto_chunks, auto_arg_chunks) = match (auto_of(AxisFold::Values), auto_of(AxisFold::Args)) {
+    let ((lanes, auto_chunks), (_, auto_arg_chunks)) = match (auto_of(AxisFold::Values), auto_of(AxisFold::Args)) {
         (Some(values), Some(args)) => (values, args),
         _ => return Ok(()),
     };
+    let lanes_tried: Vec<u32> = match std::env::var("AXIS_TUNING_LANES") {
+        Ok(list) => list.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
+        Err(_) if lanes == 32 => vec![32],
+        Err(_) => return Ok(()),
+    };
     let inputs = buffers(rotation(s, bytes), m * n, fill)?;
     let mut outs = Outputs::<T>::new(m)?;
-    for chunks in tried("AXIS_TUNING_CHUNKS", auto_chunks) {
-        let strategy = AxisStrategy::Rows { lanes: 32, chunks: chunks.clamp(1, AXIS_MAX_CHUNKS) as u32 };
-        for &op in ["sum", "max", "argmax"].iter() {
-            let ms = outs.time(s, op, (Axis::Rows, shape), &inputs, strategy)?;
-            ROWS_TABLE.row(&[
-                format!("{} × {}", m, n).into(),
-                T::NAME.into(),
-                op.into(),
-                (chunks as f64).into(),
-                (if op == "argmax" { auto_arg_chunks } else { auto_chunks } as f64).into(),
-                (ms * 1e3).into(),
-                gbps(bytes, ms).into(),
-            ]);
+    for &lanes in lanes_tried.iter() {
+        for chunks in tried("AXIS_TUNING_CHUNKS", auto_chunks) {
+            let strategy = AxisStrategy::Rows { lanes, chunks: chunks.clamp(1, AXIS_MAX_CHUNKS) as u32 };
+            for &op in ["sum", "max", "argmax"].iter() {
+                let ms = outs.time(s, op, (Axis::Rows, shape), &inputs, strategy)?;
+                ROWS_TABLE.row(&[
+                    format!("{} × {}", m, n).into(),
+                    T::NAME.into(),
+                    op.into(),
+                    lanes.into(),
+                    (chunks as f64).into(),
+                    (if op == "argmax" { auto_arg_chunks } else { auto_chunks } as f64).into(),
+                    (ms * 1e3).into(),
+                    gbps(bytes, ms).into(),
+                ]);
+            }
         }
     }
     Ok(())
