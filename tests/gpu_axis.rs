@@ -153,7 +153,7 @@ fn folded_columns() {
 
 /// Rows of a few vectors a thread each (`ShortRows`), each type with `short` kernels: rows of
 /// 0 to five vectors and a part (the kernel's whole vectors stop at four), 16-byte aligned
-/// rows padded past n, named and through `Auto`. Rows not 16-byte aligned and integer types
+/// rows padded past n, and 2^18 packed rows of four vectors, named and through `Auto`. Rows not 16-byte aligned and integer types
 /// are refused before any launch.
 #[test]
 fn short_rows() {
@@ -167,7 +167,7 @@ fn short_rows() {
     fn each<T: Reference>(s: &cudakernels::GpuStream, rng: &mut Rng, specials: &[T]) {
         assert!(SHORT_ROW_TYPES.contains(&T::NAME));
         let per = 16 / std::mem::size_of::<T>();
-        for &m in [1, 33, 3001].iter() {
+        for &m in [1, 33, 255, 257, 3001].iter() {
             for &n in
                 [0, 1, per - 1, per, per + 1, 2 * per - 1, 3 * per + 1, 4 * per - 1, 4 * per, 4 * per + 1, 5 * per + 3]
                     .iter()
@@ -178,6 +178,11 @@ fn short_rows() {
                 run_case(s, &case, Axis::Rows, AxisStrategy::Auto, &ctx);
             }
         }
+        // Packed rows of four vectors, many blocks.
+        let case = Case::<T>::new(rng, 1 << 18, 4 * per, 0, 0, specials);
+        let ctx = format!("seed {} {} 2^18x{} packed", rng.seed, T::NAME, 4 * per);
+        run_case(s, &case, Axis::Rows, AxisStrategy::ShortRows, &ctx);
+        run_case(s, &case, Axis::Rows, AxisStrategy::Auto, &ctx);
     }
     each::<f32>(s, &mut rng, &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0]);
     each::<f16>(s, &mut rng, &[f16::NAN, f16::INFINITY, f16::NEG_INFINITY, f16::NEG_ZERO, f16::ZERO]);

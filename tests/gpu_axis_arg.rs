@@ -208,7 +208,7 @@ fn short_rows<T: ArgRef>(test: &str) {
     let s = handle.default_stream();
     let mut rng = Rng::fresh(test);
     let per = 16 / std::mem::size_of::<T>();
-    for &m in [1, 33, 3001].iter() {
+    for &m in [1, 33, 255, 257, 3001].iter() {
         for &n in
             [0, 1, per - 1, per, per + 1, 2 * per - 1, 3 * per + 1, 4 * per - 1, 4 * per, 4 * per + 1, 5 * per + 3]
                 .iter()
