@@ -5,7 +5,7 @@
 //! ±inf and ±0 placed in rows; outputs poisoned first; compared with a CPU reference (exact for
 //! integers and min/max, float sums within the bound of their summation depth).
 mod common;
-use common::axis::{poisoned, run_case, Case};
+use common::axis::{poisoned, run_case, short_row_lengths, Case, SHORT_ROW_COUNTS};
 use common::typed::Reference;
 use common::{download, gpu, upload, Rng};
 use cudakernels::{Axis, AxisShape, AxisStrategy, AXIS_MAX_ROW_PIECES};
@@ -167,11 +167,8 @@ fn short_rows() {
     fn each<T: Reference>(s: &cudakernels::GpuStream, rng: &mut Rng, specials: &[T]) {
         assert!(SHORT_ROW_TYPES.contains(&T::NAME));
         let per = 16 / std::mem::size_of::<T>();
-        for &m in [1, 33, 255, 257, 3001].iter() {
-            for &n in
-                [0, 1, per - 1, per, per + 1, 2 * per - 1, 3 * per + 1, 4 * per - 1, 4 * per, 4 * per + 1, 5 * per + 3]
-                    .iter()
-            {
+        for &m in SHORT_ROW_COUNTS.iter() {
+            for &n in short_row_lengths(per).iter() {
                 let case = Case::<T>::new(rng, m, n, aligned_pad(n), 0, specials);
                 let ctx = format!("seed {} {} {}x{} lda {}", rng.seed, T::NAME, m, n, case.shape.lda);
                 run_case(s, &case, Axis::Rows, AxisStrategy::ShortRows, &ctx);

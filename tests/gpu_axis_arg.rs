@@ -9,7 +9,7 @@
 //! `segmented_arg_indices`) against the same reference; determinism; the typed errors.
 mod common;
 use common::arg::{cases, check_along, check_indices, matrix, run_along, ArgRef, AXIS_ARG_OPS as OPS};
-use common::axis::poisoned;
+use common::axis::{poisoned, short_row_lengths, SHORT_ROW_COUNTS};
 use common::{download, gpu, upload, Rng};
 use cudakernels::cust::memory::{DeviceCopy, DevicePointer, DeviceSlice};
 use cudakernels::{
@@ -208,11 +208,8 @@ fn short_rows<T: ArgRef>(test: &str) {
     let s = handle.default_stream();
     let mut rng = Rng::fresh(test);
     let per = 16 / std::mem::size_of::<T>();
-    for &m in [1, 33, 255, 257, 3001].iter() {
-        for &n in
-            [0, 1, per - 1, per, per + 1, 2 * per - 1, 3 * per + 1, 4 * per - 1, 4 * per, 4 * per + 1, 5 * per + 3]
-                .iter()
-        {
+    for &m in SHORT_ROW_COUNTS.iter() {
+        for &n in short_row_lengths(per).iter() {
             let shape = AxisShape::new(m, n).with_lda((n + 16) / 16 * 16);
             let ctx = format!("seed {} {} {}x{} lda {}", rng.seed, T::NAME, m, n, shape.lda);
             let (buffer, lines) = matrix::<T>(&mut rng, shape, 0, Axis::Rows);

@@ -153,6 +153,14 @@ impl<T: DeviceCopy> Job<'_, T> {
     }
 }
 
+/// `Unsupported` unless `type_name` is one of `types`, the types with `strategy`'s `kernel` entries.
+fn kernel_for(strategy: AxisStrategy, kernel: &str, types: &[&str], type_name: &str) -> Result<()> {
+    if types.contains(&type_name) {
+        return Ok(());
+    }
+    Err(Error::Unsupported { what: format!("{:?} over {}: no {} kernel for this type", strategy, type_name, kernel) })
+}
+
 /// Enqueues `job` with the resolved `strategy`, then the fold when it splits results.
 ///
 /// # Safety
@@ -226,11 +234,7 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };
         }
         AxisStrategy::FoldedColumns { tile, splits } => {
-            if !kernels::column_tiles::AXIS_TILE_TYPES.contains(&job.type_name) {
-                return Err(Error::Unsupported {
-                    what: format!("{:?} over {}: no tiles kernel for this type", strategy, job.type_name),
-                });
-            }
+            kernel_for(strategy, "tiles", &kernels::column_tiles::AXIS_TILE_TYPES, job.type_name)?;
             let tiles = div_ceil(shape.n, (tile * job.width) as usize);
             let (partials, tickets) = if splits > 1 {
                 (q.partials(splits as usize * shape.n * job.acc_bytes)?, q.flagged_slots(div_ceil(tiles, 2))?)
@@ -259,11 +263,7 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
         }
         AxisStrategy::ShortRows => {
             let elem = std::mem::size_of::<T>();
-            if !kernels::short_rows::SHORT_ROW_TYPES.contains(&job.type_name) {
-                return Err(Error::Unsupported {
-                    what: format!("{:?} over {}: no short kernel for this type", strategy, job.type_name),
-                });
-            }
+            kernel_for(strategy, "short", &kernels::short_rows::SHORT_ROW_TYPES, job.type_name)?;
             if !rows_aligned(elem, job.input.as_device_ptr().as_raw(), shape) {
                 return Err(Error::Unsupported {
                     what: format!("{:?}: rows must start 16-byte aligned (input address and lda·{})", strategy, elem),
