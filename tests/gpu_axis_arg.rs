@@ -197,7 +197,7 @@ fn folded_columns<T: ArgRef>(test: &str) {
     }
 }
 
-/// Rows of a few vectors a thread each (`ShortRows`): rows of 0 to five vectors and a part,
+/// Rows of a few vectors a thread each (`ShortRows`): rows of 0 to six vectors and one past,
 /// 16-byte aligned and padded, every arg case per row, both index widths, named and `Auto`;
 /// rows not 16-byte aligned are refused and nothing is written.
 fn short_rows<T: ArgRef>(test: &str) {

@@ -104,7 +104,9 @@ pub fn run_case<T: Reference>(s: &GpuStream, case: &Case<T>, axis: Axis, strateg
 pub const SHORT_ROW_COUNTS: [usize; 5] = [1, 33, 255, 257, 3001];
 
 /// Row lengths for the `short` kernels over elements of `per` to a 16-byte vector: empty, one
-/// element, around one vector, and whole and partial vectors up to past the four a thread holds.
-pub fn short_row_lengths(per: usize) -> [usize; 11] {
-    [0, 1, per - 1, per, per + 1, 2 * per - 1, 3 * per + 1, 4 * per - 1, 4 * per, 4 * per + 1, 5 * per + 3]
+/// element, around one vector, whole and partial vectors up to past the four a thread holds,
+/// and around the six vectors of the longest rows `Auto` gives arg ops a thread each.
+pub fn short_row_lengths(per: usize) -> [usize; 13] {
+    let (four, six) = (4 * per, 6 * per);
+    [0, 1, per - 1, per, per + 1, 2 * per - 1, 3 * per + 1, four - 1, four, four + 1, 5 * per + 3, six, six + 1]
 }

@@ -363,7 +363,7 @@ impl GpuStream {
         let (shape, strategy) = resolve(axis, shape, elem, fold, width, self.sm_count(), strategy)?;
         let strategy = if auto {
             let strategy = folded_columns(T::NAME, elem, shape, width, self.sm_count(), strategy);
-            short_rows(T::NAME, elem, shape, width, strategy)
+            short_rows(T::NAME, elem, fold, shape, width, strategy)
         } else {
             strategy
         };

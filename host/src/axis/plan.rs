@@ -319,14 +319,34 @@ pub fn folded_columns(
     AxisStrategy::FoldedColumns { tile: tile as u32, splits: splits(tile) as u32 }
 }
 
-/// `Auto`'s rows of `type_name` (`elem` bytes), any op, given Auto's resolved `strategy`: rows
-/// that `Rows` gives a group of lanes (more than one 16-byte vector) without splitting them, of
-/// at most `SHORT_ROW_VECTORS` vectors, 16-byte aligned (`width` > 1: [`column_width`]), over a
-/// type with `short` entries (`kernels::short_rows::SHORT_ROW_TYPES`), take `ShortRows`. Any
-/// other strategy is returned as it is.
-pub fn short_rows(type_name: &str, elem: usize, shape: AxisShape, width: u32, strategy: AxisStrategy) -> AxisStrategy {
+/// Whole 16-byte vectors of the longest rows `Auto` gives arg ops a thread each
+/// ([`short_rows`]): past the four a `short` thread holds, it reads the rest element by element,
+/// and at five or six vectors that still beat `Rows`, whose two lanes read a row's part batch
+/// one vector at a time: argmax over rows of 80 and 96 bytes took 26–32% less time (f32 and
+/// bf16, H200), rows of 96 bf16 8% less, rows of 112 bytes gained 3% (f32) or lost 27% (bf16;
+/// tuning log, session 38).
+const SHORT_ARG_ROW_VECTORS: usize = 6;
+
+/// `Auto`'s rows of `type_name` (`elem` bytes) reduced as `fold`, given Auto's resolved
+/// `strategy`: rows that `Rows` gives a group of lanes (more than one 16-byte vector) without
+/// splitting them, of at most `SHORT_ROW_VECTORS` vectors (`SHORT_ARG_ROW_VECTORS` for arg
+/// ops), 16-byte aligned (`width` > 1: [`column_width`]), over a type with `short` entries
+/// (`kernels::short_rows::SHORT_ROW_TYPES`), take `ShortRows`. Any other strategy is returned as
+/// it is.
+pub fn short_rows(
+    type_name: &str,
+    elem: usize,
+    fold: AxisFold,
+    shape: AxisShape,
+    width: u32,
+    strategy: AxisStrategy,
+) -> AxisStrategy {
     let grouped = matches!(strategy, AxisStrategy::Rows { lanes, chunks: 1 } if lanes > 1);
-    let short = shape.n * elem <= SHORT_ROW_VECTORS * VECTOR_BYTES;
+    let most = match fold {
+        AxisFold::Values => SHORT_ROW_VECTORS,
+        AxisFold::Args => SHORT_ARG_ROW_VECTORS,
+    };
+    let short = shape.n * elem <= most * VECTOR_BYTES;
     if grouped && short && width > 1 && kernels::short_rows::SHORT_ROW_TYPES.contains(&type_name) {
         AxisStrategy::ShortRows
     } else {

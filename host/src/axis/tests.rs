@@ -218,7 +218,7 @@ fn auto_gives_short_aligned_rows_of_floats_a_thread_each() {
     let short = |name: &str, elem: usize, fold: AxisFold, m: usize, n: usize, width: u32| {
         let shape = AxisShape::new(m, n);
         let rows = auto_strategy(Axis::Rows, shape, elem, fold, width, H100_SMS).1;
-        short_rows(name, elem, shape, width, rows)
+        short_rows(name, elem, fold, shape, width, rows)
     };
     for &fold in [AxisFold::Values, AxisFold::Args].iter() {
         // 2^20 × 16: f32 rows of four vectors, halves of two; two lanes each under `Rows`.
@@ -227,10 +227,11 @@ fn auto_gives_short_aligned_rows_of_floats_a_thread_each() {
         assert_eq!(short("f16", 2, fold, 1 << 20, 32, 8), AxisStrategy::ShortRows);
         // Rows of 20 bytes (aligned: lda 8), one vector and an element.
         assert_eq!(short("f32", 4, fold, 300, 5, 4), AxisStrategy::ShortRows);
-        // Rows past SHORT_ROW_VECTORS vectors, rows of one vector (a thread each already),
+        // Rows past SHORT_ARG_ROW_VECTORS vectors, rows of one vector (a thread each already),
         // rows not 16-byte aligned (width 1) and types without `short` entries keep `Rows`.
         let kept = [
-            ("f32", 4, 1 << 20, 17, 4),
+            ("f32", 4, 1 << 20, 25, 4),
+            ("bf16", 2, 1 << 20, 56, 8),
             ("bf16", 2, 1 << 20, 64, 8),
             ("f32", 4, 1 << 20, 4, 4),
             ("f32", 4, 1 << 20, 16, 1),
@@ -243,10 +244,16 @@ fn auto_gives_short_aligned_rows_of_floats_a_thread_each() {
             assert!(matches!(rows, AxisStrategy::Rows { .. }));
         }
     }
-    assert_eq!(SHORT_ROW_VECTORS * kernels::config::VECTOR_BYTES, 64, "the kept 17 f32 are 68 bytes");
+    assert_eq!(SHORT_ROW_VECTORS * kernels::config::VECTOR_BYTES, 64, "a thread holds 64 bytes");
+    // Rows of five and six vectors: arg ops a thread each, typed ops `Rows`; 17 f32 are 68 bytes.
+    for &(name, elem, n, width) in [("f32", 4, 17, 4), ("f32", 4, 20, 4), ("f32", 4, 24, 4), ("bf16", 2, 48, 8)].iter()
+    {
+        assert_eq!(short(name, elem, AxisFold::Args, 1 << 20, n, width), AxisStrategy::ShortRows, "{} x{}", name, n);
+        assert!(matches!(short(name, elem, AxisFold::Values, 1 << 20, n, width), AxisStrategy::Rows { .. }));
+    }
     // Columns keep their strategy.
     let cols = AxisStrategy::Columns { tile: 4, splits: 1 };
-    assert_eq!(short_rows("f32", 4, AxisShape::new(100, 16), 4, cols), cols);
+    assert_eq!(short_rows("f32", 4, AxisFold::Args, AxisShape::new(100, 16), 4, cols), cols);
     // A thread per row, in AXIS_BLOCK-thread blocks, capped: the kernel strides.
     let s = AxisShape::new(1 << 20, 16);
     assert_eq!(first_grid(s, AxisStrategy::ShortRows, 4, false, 1 << 20), Ok(div(1 << 20, AXIS_BLOCK)));

@@ -8,7 +8,8 @@
 //!   `AXIS_FOLDED_SWEEP=1`, column sums through `FoldedColumns` of `cols`' tile down to an
 //!   eighth of it, at two to five blocks per SM.
 //! - `axis-short`: rows of a few 16-byte vectors (`SHORT_SHAPES`, or `AXIS_TUNING_SHAPE`) through
-//!   `Auto`'s `Rows` and through `ShortRows` (a thread per row), row sums, max and argmax.
+//!   `Auto`'s `Rows` and through `ShortRows` (a thread per row), row sums, max and argmax, where
+//!   `Auto` takes `ShortRows` for argmax.
 //! - `axis-rows-tuning`: rows of a warp per row (lanes 32, or the lanes in `AXIS_TUNING_LANES`
 //!   on any shape `Rows` takes), `Auto`'s pieces per row for values against half, 1.5 and twice
 //!   as many (or the list in `AXIS_TUNING_CHUNKS`), row sums, max and argmax, each row naming
@@ -47,7 +48,8 @@ const SHORT_TABLE: Table = Table::markdown(
 );
 
 /// Shapes of short rows: the list's many short rows and neighbours of other row lengths.
-const SHORT_SHAPES: [(usize, usize); 5] = [(1 << 20, 16), (1 << 22, 8), (1 << 20, 32), (1 << 21, 12), (1 << 20, 24)];
+const SHORT_SHAPES: [(usize, usize); 7] =
+    [(1 << 20, 16), (1 << 22, 8), (1 << 20, 32), (1 << 21, 12), (1 << 20, 24), (1 << 20, 20), (1 << 20, 48)];
 
 /// Splits or pieces tried, as fractions (numerator, denominator) of Auto's.
 const SCALES: [(usize, usize); 4] = [(1, 2), (1, 1), (3, 2), (2, 1)];
@@ -222,19 +224,21 @@ fn rows<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize)
     Ok(())
 }
 
-/// Auto's `Rows` and `ShortRows` on `m` × `n` where `Auto` takes the short kernel.
+/// Auto's `Rows` and `ShortRows` on `m` × `n` where `Auto` takes the short kernel for arg ops
+/// (and so for typed ops too, or on shorter rows), each op against its own `Rows`.
 fn short<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<()> {
     let (shape, elem) = (AxisShape::new(m, n), std::mem::size_of::<T>());
     let bytes = m * n * elem;
     let inputs = buffers(rotation(s, bytes), m * n, fill)?;
     let width = column_width(elem, inputs[0].as_device_ptr().as_raw(), shape);
-    let rows = auto_strategy(Axis::Rows, shape, elem, AxisFold::Values, width, s.sm_count()).1;
-    if short_rows(T::NAME, elem, shape, width, rows) != AxisStrategy::ShortRows {
+    let rows = |fold| auto_strategy(Axis::Rows, shape, elem, fold, width, s.sm_count()).1;
+    if short_rows(T::NAME, elem, AxisFold::Args, shape, width, rows(AxisFold::Args)) != AxisStrategy::ShortRows {
         return Ok(());
     }
     let mut outs = Outputs::<T>::new(m)?;
-    for &(name, strategy) in [("Rows", rows), ("ShortRows", AxisStrategy::ShortRows)].iter() {
-        for &op in ["sum", "max", "argmax"].iter() {
+    for &op in ["sum", "max", "argmax"].iter() {
+        let fold = if op == "argmax" { AxisFold::Args } else { AxisFold::Values };
+        for &(name, strategy) in [("Rows", rows(fold)), ("ShortRows", AxisStrategy::ShortRows)].iter() {
             let ms = outs.time(s, op, (Axis::Rows, shape), &inputs, strategy)?;
             SHORT_TABLE.row(&[
                 format!("{} × {}", m, n).into(),
