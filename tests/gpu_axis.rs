@@ -153,8 +153,8 @@ fn folded_columns() {
 
 /// Rows of a few vectors a thread each (`ShortRows`), each type with `short` kernels: rows of
 /// 0 to six vectors and one past (the kernel's whole vectors stop at four), 16-byte aligned
-/// rows padded past n, and 2^18 packed rows of four vectors, named and through `Auto`. Rows not 16-byte aligned and integer types
-/// are refused before any launch.
+/// rows padded past n, and 2^18 packed rows of four vectors, named and through `Auto`. Rows not
+/// 16-byte aligned and integer types are refused before any launch.
 #[test]
 fn short_rows() {
     use cudakernels::{bf16, f16, Error, SHORT_ROW_TYPES};

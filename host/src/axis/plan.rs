@@ -319,12 +319,12 @@ pub fn folded_columns(
     AxisStrategy::FoldedColumns { tile: tile as u32, splits: splits(tile) as u32 }
 }
 
-/// Whole 16-byte vectors of the longest rows `Auto` gives arg ops a thread each
-/// ([`short_rows`]): past the four a `short` thread holds, it reads the rest element by element,
-/// and at five or six vectors that still beat `Rows`, whose two lanes read a row's part batch
-/// one vector at a time: argmax over rows of 80 and 96 bytes took 26–32% less time (f32 and
-/// bf16, H200), rows of 96 bf16 8% less, rows of 112 bytes gained 3% (f32) or lost 27% (bf16;
-/// tuning log, session 38).
+/// 16-byte vectors of the longest rows `Auto` gives arg ops a thread each ([`short_rows`]):
+/// past the four a `short` thread holds, it reads the rest element by element, and at five or
+/// six vectors that still beats `Rows`, whose two lanes read the part of a row past a whole
+/// batch one vector at a time. argmax over f32 rows of 80 and 96 bytes and bf16 rows of 80 took
+/// 26–32% less time, bf16 rows of 96 bytes 8% less; at 112 bytes, f32 3% less and bf16 27% more
+/// (H200, tuning log, session 38).
 const SHORT_ARG_ROW_VECTORS: usize = 6;
 
 /// `Auto`'s rows of `type_name` (`elem` bytes) reduced as `fold`, given Auto's resolved

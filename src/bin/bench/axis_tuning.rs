@@ -224,8 +224,8 @@ fn rows<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize)
     Ok(())
 }
 
-/// Auto's `Rows` and `ShortRows` on `m` × `n` where `Auto` takes the short kernel for arg ops
-/// (and so for typed ops too, or on shorter rows), each op against its own `Rows`.
+/// Sums, max and argmax on `m` × `n` through `ShortRows` and through each op's own `Auto`
+/// `Rows`, where `Auto` takes `ShortRows` for argmax.
 fn short<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize) -> T) -> Result<()> {
     let (shape, elem) = (AxisShape::new(m, n), std::mem::size_of::<T>());
     let bytes = m * n * elem;
