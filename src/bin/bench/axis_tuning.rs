@@ -142,10 +142,13 @@ fn each_shape(s: &GpuStream, wanted: impl Fn(usize, usize) -> bool, tuned: Tuned
 /// The values to time: those of the environment variable `var` (comma-separated) when set, else
 /// Auto's `auto` scaled by `SCALES` (at least 1).
 fn tried(var: &str, auto: usize) -> Vec<usize> {
-    match std::env::var(var) {
-        Ok(list) => list.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
-        Err(_) => SCALES.iter().map(|&(num, den)| (auto * num / den).max(1)).collect(),
-    }
+    env_list(var).unwrap_or_else(|| SCALES.iter().map(|&(num, den)| (auto * num / den).max(1)).collect())
+}
+
+/// The comma-separated values of the environment variable `var`, when set.
+fn env_list<V: std::str::FromStr>(var: &str) -> Option<Vec<V>> {
+    let list = std::env::var(var).ok()?;
+    Some(list.split(',').filter_map(|v| v.trim().parse().ok()).collect())
 }
 
 /// The outputs of the timed ops for `results` results: sums, values and u64 indices.
@@ -196,10 +199,10 @@ fn rows<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usize)
         (Some(values), Some(args)) => (values, args),
         _ => return Ok(()),
     };
-    let lanes_tried: Vec<u32> = match std::env::var("AXIS_TUNING_LANES") {
-        Ok(list) => list.split(',').filter_map(|v| v.trim().parse().ok()).collect(),
-        Err(_) if lanes == 32 => vec![32],
-        Err(_) => return Ok(()),
+    let lanes_tried: Vec<u32> = match env_list("AXIS_TUNING_LANES") {
+        Some(list) => list,
+        None if lanes == 32 => vec![32],
+        None => return Ok(()),
     };
     let inputs = buffers(rotation(s, bytes), m * n, fill)?;
     let mut outs = Outputs::<T>::new(m)?;
