@@ -115,6 +115,8 @@ fn named<T: ArgRef>(test: &str) {
             run_along::<T, u64>(s, (&buffer, &lines), 5, shape, Axis::Columns, strategy, &ctx);
             let data = (&aligned_buffer[..], &aligned_lines[..]);
             run_along::<T, u64>(s, data, 0, aligned, Axis::Columns, strategy, &ctx);
+            // Both index widths: a thread's results go out as 16-byte vectors where aligned.
+            run_along::<T, u32>(s, data, 0, aligned, Axis::Columns, strategy, &ctx);
         }
     }
     // Columns folded in their launch, where the type has `tiles` kernels.

@@ -313,6 +313,16 @@ fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
             axis_kernel_reads("cols", &name);
         }
     }
+    // A thread's vector of columns stores its results as 16-byte vectors where they are
+    // aligned (`cols` of elements of four bytes or fewer, and `words`).
+    for t in AXIS_TYPES.iter().filter(|&&t| t != "f64") {
+        let name = format!("axis_arg_cols_argmax_{}", t);
+        assert!(entry(&name).contains("st.global.v4.u32"), "{} stores no 16-byte vector", name);
+    }
+    for t in AXIS_ARG_WORD_TYPES.iter() {
+        let name = format!("axis_arg_words_argmin_{}", t);
+        assert!(entry(&name).contains("st.global.v4.u32"), "{} stores no 16-byte vector", name);
+    }
 }
 
 /// The `tiles` entry points: every typed op and arg op over each type that has them, and the

@@ -20,6 +20,9 @@ pub trait ArgKey: Copy {
     fn max_key_canonical(self) -> Self::Key {
         self.max_key()
     }
+    /// The element whose key (either direction's) is `k`, or `None` for a NaN's key, which
+    /// stands for every NaN (keys of other elements are one to one).
+    fn from_key(k: Self::Key) -> Option<Self>;
 }
 
 macro_rules! int_keys {
@@ -30,6 +33,8 @@ macro_rules! int_keys {
             fn max_key(self) -> $t { self }
             #[inline(always)]
             fn min_key(self) -> $t { self }
+            #[inline(always)]
+            fn from_key(k: $t) -> Option<$t> { Some(k) }
         }
     )*};
 }
@@ -52,6 +57,12 @@ macro_rules! float_keys {
             #[inline(always)]
             fn max_key_canonical(self) -> $k {
                 (self.to_bits() as $k).flip_negative()
+            }
+            #[inline(always)]
+            fn from_key(k: $k) -> Option<$t> {
+                // `flip_negative` is its own inverse; a NaN's key gives back a NaN.
+                let v = <$t>::from_bits(k.flip_negative() as _);
+                if v.is_nan() { None } else { Some(v) }
             }
         }
     )*};
@@ -170,6 +181,34 @@ mod tests {
                 assert_eq!(v.max_key(), (x as i32) ^ ((((x as i32) >> 31) as u32 >> 1) as i32), "{:#x}", x);
             }
         }
+    }
+
+    #[test]
+    fn keys_give_back_their_element_except_nans() {
+        for bits in 0..=u16::MAX {
+            let (f, b) = (half::f16::from_bits(bits), half::bf16::from_bits(bits));
+            for (key, nan) in [(f.max_key(), f.is_nan()), (f.min_key(), f.is_nan())] {
+                assert_eq!(half::f16::from_key(key).map(|v| v.to_bits()), if nan { None } else { Some(bits) });
+            }
+            for (key, nan) in [(b.max_key(), b.is_nan()), (b.min_key(), b.is_nan())] {
+                assert_eq!(half::bf16::from_key(key).map(|v| v.to_bits()), if nan { None } else { Some(bits) });
+            }
+        }
+        let mut x = 0x2545_f491u32;
+        for _ in 0..100_000 {
+            x = x.wrapping_mul(0x0019_660d).wrapping_add(0x3c6e_f35f);
+            let (v, d) = (f32::from_bits(x), f64::from_bits((x as u64) << 32 | x.rotate_left(7) as u64));
+            let want = if v.is_nan() { None } else { Some(x) };
+            assert_eq!(f32::from_key(v.max_key()).map(f32::to_bits), want, "{:#x}", x);
+            assert_eq!(f32::from_key(v.min_key()).map(f32::to_bits), want, "{:#x}", x);
+            let want = if d.is_nan() { None } else { Some(d.to_bits()) };
+            assert_eq!(f64::from_key(d.max_key()).map(f64::to_bits), want);
+            assert_eq!(f64::from_key(d.min_key()).map(f64::to_bits), want);
+        }
+        for &k in [i32::MIN, -1, 0, i32::MAX].iter() {
+            assert_eq!(i32::from_key(k.max_key()), Some(k));
+        }
+        assert_eq!(u8::from_key(200u8.min_key()), Some(200));
     }
 
     #[test]

@@ -377,6 +377,12 @@ impl ColumnPart {
     pub(crate) fn slot(&self, c: usize) -> usize {
         c * self.chunks + self.chunk
     }
+
+    /// Whether column c's slot is c: one split of one phase.
+    #[inline(always)]
+    pub(crate) fn slot_is_column(&self) -> bool {
+        self.chunks == 1
+    }
 }
 
 /// This thread's part of a `cols` launch of `width` columns per thread (1, or `E::PER_VEC`: one
@@ -385,7 +391,8 @@ impl ColumnPart {
 /// folded in row order, eight loads in flight ([`walk_rows`]): four rows at a time with
 /// `fold4(acc, elements, row, stride)` (the elements of rows `row + j·stride`), the rest with
 /// `fold(acc, element, row)`. Hands column `c`'s result on with `store(c, slot, acc)`, slot
-/// `c·chunks + split·phases + phase`.
+/// `c·chunks + split·phases + phase`, or a whole vector's results in slots from `col` at once
+/// with `store_vector(col, accs)` where that returns true.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -401,6 +408,7 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
     fold: impl Fn(A, E, usize) -> A,
     fold4: impl Fn(A, [E; 4], usize, usize) -> A,
     store: impl Fn(usize, usize, A),
+    store_vector: impl Fn(usize, &[A; MAX_COLUMN_WIDTH]) -> bool,
 ) {
     let (tid, tile, width) = (thread_idx_x() as usize, tile as usize, width as usize);
     let phases = block_dim_x() as usize / tile;
@@ -458,6 +466,10 @@ pub(crate) unsafe fn walk_columns<E: Element, A: Copy>(
                 }
             }
         }
+    }
+    // One split of one phase: column c's slot is c.
+    if chunks == 1 && col + E::PER_VEC <= n && store_vector(col, &acc) {
+        return;
     }
     for k in 0..E::PER_VEC {
         if keep(k) {
@@ -518,7 +530,7 @@ unsafe fn cols_body<E: Element, O: Fold<E>>(
     // In row order, as one at a time.
     let fold4 = |acc, e: [E; 4], _, _| O::fold(O::fold(O::fold(O::fold(acc, e[0]), e[1]), e[2]), e[3]);
     let store = |_, slot, acc| *out.add(slot) = acc;
-    walk_columns(input, rows, n, lda, tile, splits, width, |_| O::identity(), fold, fold4, store)
+    walk_columns(input, rows, n, lda, tile, splits, width, |_| O::identity(), fold, fold4, store, |_, _| false)
 }
 
 /// [`walk_columns`] folding each column's elements into `O`'s accumulator in row order (as
@@ -538,7 +550,7 @@ pub(crate) unsafe fn walk_column_values<E: Element, O: Fold<E>, S: Fn(usize, usi
 ) {
     let fold = |acc, e, _| O::fold(acc, e);
     let fold4 = |acc, e: [E; 4], _, _| O::fold(O::fold(O::fold(O::fold(acc, e[0]), e[1]), e[2]), e[3]);
-    walk_columns(input, rows, n, lda, tile, splits, width, |_| O::identity(), fold, fold4, store)
+    walk_columns(input, rows, n, lda, tile, splits, width, |_| O::identity(), fold, fold4, store, |_, _| false)
 }
 
 /// Folds each of `items` items' `chunks` partials (`load(item, k)`) and stores the result with

@@ -20,7 +20,8 @@
 //! Indices count from the start of the row, column or segment (chunks add their offset).
 //! A result is stored as a partial `ValueIndex<T>` when `partials` is not null, else as its value
 //! into `values` (unless `values` is null: indices alone) and its index into `indices` (u64 when
-//! `wide` is 1, else u32, truncated). An empty
+//! `wide` is 1, else u32, truncated); a `cols` or `words` thread of one split stores its vector
+//! of columns' values and indices as 16-byte vectors where they are aligned. An empty
 //! row, column or segment gets the op's identity: value `T::LOWEST` (argmax) or `T::HIGHEST`
 //! (argmin), index all ones (`u64::MAX`, or `u32::MAX` truncated). Deterministic: fixed lanes and
 //! an order-free pick (value, then smaller index).
@@ -40,14 +41,18 @@
 //! groups, piece k of row r being item r·chunks + k.
 #[cfg(target_os = "cuda")]
 use crate::{
-    axis::{fold_partials, folds_in_block, for_thread_elements, for_thread_rows, item_range, walk_columns},
+    axis::{
+        fold_partials, folds_in_block, for_thread_elements, for_thread_rows, item_range, walk_columns, MAX_COLUMN_WIDTH,
+    },
     block,
     column_tracks::walk_column_words,
-    config::{ValueIndex, WARP_SIZE},
+    config::{ValueIndex, VECTOR_BYTES, WARP_SIZE},
     ops::arg::{ArgElement, ArgFold, ArgOf, Direction, FurthestTrack, Largest, Smallest, Track},
     ops::ReduceOp,
     piece_fold::walk_pieces,
-    thread::{block_index, fold_arg_range, fold_arg_range_piece, grid_blocks, track_arg_range_piece},
+    thread::{
+        block_index, fold_arg_range, fold_arg_range_piece, grid_blocks, pack_v4, store_v4, track_arg_range_piece,
+    },
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -91,6 +96,48 @@ impl<T: Copy> ArgLines<T> {
         } else {
             *(self.indices as *mut u32).add(i) = v.index as u32;
         }
+    }
+}
+
+#[cfg(target_os = "cuda")]
+impl<T: ArgElement> ArgLines<T> {
+    /// Stores the results `get(k)` of the `T::PER_VEC` items from `i` in 16-byte vectors, when
+    /// they go to values and indices (no partials) whose bytes for these items are 16-byte
+    /// aligned and whole vectors; else stores nothing and returns false.
+    #[inline(always)]
+    pub(crate) unsafe fn store_vector(self, i: usize, get: impl Fn(usize) -> ValueIndex<T>) -> bool {
+        let index_bytes = if self.wide != 0 { 8 } else { 4 };
+        let (values, indices) = (self.values.add(i) as usize, self.indices.add(i * index_bytes) as usize);
+        let aligned = |p: usize| p % VECTOR_BYTES == 0;
+        if !self.partials.is_null()
+            || T::PER_VEC < 4
+            || !aligned(indices)
+            || (!self.values.is_null() && !aligned(values))
+        {
+            return false;
+        }
+        // One call to `get` per item (its value may be a load), at constant indices.
+        let first = get(0);
+        let mut v = [first; MAX_COLUMN_WIDTH];
+        for k in 1..T::PER_VEC {
+            v[k] = get(k);
+        }
+        if !self.values.is_null() {
+            store_v4(values as *mut [u32; 4], pack_v4(|k| v[k].value));
+        }
+        let at = |q: usize| (indices + q * VECTOR_BYTES) as *mut [u32; 4];
+        if self.wide != 0 {
+            for q in 0..T::PER_VEC / 2 {
+                let (a, b) = (v[2 * q].index, v[2 * q + 1].index);
+                store_v4(at(q), [a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32]);
+            }
+        } else {
+            for q in 0..T::PER_VEC / 4 {
+                let i = |k: usize| v[4 * q + k].index as u32;
+                store_v4(at(q), [i(0), i(1), i(2), i(3)]);
+            }
+        }
+        true
     }
 }
 
@@ -232,7 +279,10 @@ unsafe fn arg_cols_body<E: ArgElement, D: Direction<E>>(
     let read_back = !out.partials.is_null() || !out.values.is_null();
     let value = |col: usize, r: usize| if read_back { *input.add(r * lda + col) } else { D::START };
     let store = |col: usize, slot, t: Track<E, D>| out.store(slot, t.resolve_element(|r| value(col, r)));
-    walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, fold4, store)
+    let store_vector = |col: usize, t: &[Track<E, D>; MAX_COLUMN_WIDTH]| {
+        out.store_vector(col, |k| t[k].resolve_element(|r| value(col + k, r)))
+    };
+    walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, fold4, store, store_vector)
 }
 
 /// `cols`' arg walk ([`arg_cols_body`]), each column's (value, first row) handed on with
@@ -259,7 +309,7 @@ pub(crate) unsafe fn walk_column_tracks<E: ArgElement, D: Direction<E>, S: Fn(us
         t
     };
     let store = |col: usize, _, t: Track<E, D>| store(col, t.resolve_element(|r| *input.add(r * lda + col)));
-    walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, fold4, store)
+    walk_columns(input, rows, n, lda, tile, splits, width, Track::start, fold, fold4, store, |_, _| false)
 }
 
 /// `words`: `cols` over a 16-byte vector of columns of halves per thread by their words'
@@ -279,8 +329,11 @@ unsafe fn arg_words_body<E: ArgElement, D: Direction<E>>(
     // As `cols`: indices alone read no value back.
     let read_back = !out.partials.is_null() || !out.values.is_null();
     let value = |col: usize, r: usize| if read_back { *input.add(r * lda + col) } else { D::START };
-    let store = |col: usize, slot, row| out.store(slot, Track::<E, D>::start(row).resolve_element(|r| value(col, r)));
-    walk_column_words::<E, D, _>(input, rows, n, lda, tile, splits, store)
+    let store = |col: usize, slot, t: Track<E, D>| out.store(slot, t.resolve_element(|r| value(col, r)));
+    let store_vector = |col: usize, t: &[Track<E, D>; MAX_COLUMN_WIDTH]| {
+        out.store_vector(col, |k| t[k].resolve_element(|r| value(col + k, r)))
+    };
+    walk_column_words::<E, D, _, _>(input, rows, n, lda, tile, splits, store, store_vector)
 }
 
 #[cfg(target_os = "cuda")]

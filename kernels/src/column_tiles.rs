@@ -233,9 +233,16 @@ pub(crate) unsafe fn arg_word_tiles_body<E: ArgElement, D: Direction<E>, S: Fn(u
     let stage = arg_stage::<E>();
     let t = Tile::of_block(n, tile, E::PER_VEC as u32);
     let value = |c: usize, r: usize| *input.add(r * lda + c);
-    walk_column_words::<E, D, _>(input, rows, n, lda, tile, splits, |c, _, row| {
-        *stage.add(t.slot(c)) = Track::<E, D>::start(row).resolve_element(|r| value(c, r))
-    });
+    walk_column_words::<E, D, _, _>(
+        input,
+        rows,
+        n,
+        lda,
+        tile,
+        splits,
+        |c, _, track: Track<E, D>| *stage.add(t.slot(c)) = track.resolve_element(|r| value(c, r)),
+        |_, _| false,
+    );
     t.fold::<ArgOf<E, D>, _>(stage, (n, splits), partials, tickets, out)
 }
 

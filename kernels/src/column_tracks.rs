@@ -15,7 +15,7 @@
 //! strictly further; a NaN best stays canonical, so a later NaN leaves it (the first NaN wins).
 use crate::{
     axis::{walk_rows, ColumnPart, MAX_COLUMN_WIDTH},
-    ops::arg::{ArgElement, Direction},
+    ops::arg::{ArgElement, Direction, Track},
     thread::load_v4,
 };
 use core::marker::PhantomData;
@@ -94,20 +94,29 @@ impl<E: ArgElement, D: Direction<E>> WordTracks<E, D> {
         self.row[w * 2 + h] = r + j * stride;
     }
 
-    /// Element `e` of column `k` in row `r`, the thread's last row (its word is left as it was).
+    /// Column `k`'s extreme so far (the canonical NaN for any NaN).
+    #[inline(always)]
+    fn extreme(&self, k: usize) -> E {
+        E::lane(&[self.best[k / 2]; 4], k % 2)
+    }
+
+    /// Element `e` of column `k` in row `r`, the thread's last row.
     #[inline(always)]
     fn see_last(&mut self, k: usize, e: E, r: u32) {
-        let held = E::lane(&[self.best[k / 2]; 4], k % 2);
-        if D::further(D::key(e), D::key(held)) {
+        if D::further(D::key(e), D::key(self.extreme(k))) {
             self.row[k] = r;
+            let lane = 0xffff_u32 << (16 * (k % 2));
+            self.best[k / 2] = (self.best[k / 2] & !lane) | (E::splat(e) & lane);
         }
     }
 }
 
 /// A `cols` launch's thread over its 16-byte vector of columns of halves (`width` =
 /// `E::PER_VEC`), as [`crate::axis::walk_columns`] walks them: rows in order, eight loads in
-/// flight. Hands column `c`'s first row reaching its extreme on with `store(c, slot, row)`
-/// (`usize::MAX` for a thread without rows).
+/// flight. Hands column `c`'s extreme and first row reaching it on as a [`Track`] of single
+/// elements, `store(c, slot, track)` (at `usize::MAX` for a thread without rows), or a whole
+/// vector's tracks in slots from its first column at once with `store_vector(col, tracks)` where
+/// that returns true.
 ///
 /// # Safety
 /// As the `cols` kernel: every row but the last holds the whole vector (a partial last vector
@@ -115,7 +124,7 @@ impl<E: ArgElement, D: Direction<E>> WordTracks<E, D> {
 /// Each split holds fewer than 2^32 rows.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn walk_column_words<E: ArgElement, D: Direction<E>, S: Fn(usize, usize, usize)>(
+pub(crate) unsafe fn walk_column_words<E, D, S, V>(
     input: *const E,
     rows: usize,
     n: usize,
@@ -123,7 +132,13 @@ pub(crate) unsafe fn walk_column_words<E: ArgElement, D: Direction<E>, S: Fn(usi
     tile: u32,
     splits: u32,
     store: S,
-) {
+    store_vector: V,
+) where
+    E: ArgElement,
+    D: Direction<E>,
+    S: Fn(usize, usize, Track<E, D>),
+    V: Fn(usize, &[Track<E, D>; MAX_COLUMN_WIDTH]) -> bool,
+{
     let part = match ColumnPart::of_thread(rows, n, tile, splits, E::PER_VEC as u32) {
         Some(part) => part,
         None => return,
@@ -145,13 +160,25 @@ pub(crate) unsafe fn walk_column_words<E: ArgElement, D: Direction<E>, S: Fn(usi
             t.see(&v, 1, at, stride)
         }
     });
+    let track = |t: &WordTracks<E, D>, k: usize| {
+        let row = if first < part.end { first + t.row[k] as usize } else { usize::MAX };
+        Track::reached(D::key(t.extreme(k)), row)
+    };
+    if whole && part.slot_is_column() {
+        let mut tracks = [track(&t, 0); MAX_COLUMN_WIDTH];
+        for k in 1..E::PER_VEC {
+            tracks[k] = track(&t, k);
+        }
+        if store_vector(part.col, &tracks) {
+            return;
+        }
+    }
     for k in 0..E::PER_VEC {
         if part.col + k < n {
             if !whole && r == last && r < part.end {
                 t.see_last(k, *p.add(r * lda + k), (r - first) as u32);
             }
-            let row = if first < part.end { first + t.row[k] as usize } else { usize::MAX };
-            store(part.col + k, part.slot(part.col + k), row);
+            store(part.col + k, part.slot(part.col + k), track(&t, k));
         }
     }
 }

@@ -32,6 +32,29 @@ pub unsafe fn store_zero_v4(p: *mut [u32; 4]) {
          in(reg64) p as u64, in(reg32) 0u32, options(nostack));
 }
 
+/// One 16-byte store (`st.global.v4.u32`) of `w` at the global address of generic pointer `p`.
+/// `p` must be 16-byte aligned.
+#[inline(always)]
+pub unsafe fn store_v4(p: *mut [u32; 4], w: [u32; 4]) {
+    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {0}; st.global.v4.u32 [g], {{{1}, {2}, {3}, {4}}}; }}",
+         in(reg64) p as u64, in(reg32) w[0], in(reg32) w[1], in(reg32) w[2], in(reg32) w[3], options(nostack));
+}
+
+/// The 16-byte vector of the `E::PER_VEC` elements `get(k)`, as [`load_v4`] reads one.
+#[inline(always)]
+pub fn pack_v4<E: Element>(get: impl Fn(usize) -> E) -> [u32; 4] {
+    let mut w = [0u32; 4];
+    let bits = 8 * VECTOR_BYTES / E::PER_VEC;
+    for k in 0..E::PER_VEC {
+        let (b, at) = (get(k).bits(), k * bits);
+        w[at / 32] |= (b << (at % 32)) as u32;
+        if bits == 64 {
+            w[at / 32 + 1] = (b >> 32) as u32;
+        }
+    }
+    w
+}
+
 /// Ends a batch of loads with a CTA-scope fence (`MEMBAR.ALL.CTA` in the SASS), which ptxas
 /// moves no load across: every load of the batch is issued before the first instruction that
 /// waits on one of them. Left to itself, ptxas may issue a batch's later loads only once the

@@ -241,8 +241,8 @@ impl<T: Shuffle> Shuffle for ValueIndex<T> {
 /// A thread's running best in one direction over its 16-byte vectors (or single elements), which
 /// it visits in increasing order: the key of the furthest vector extreme so far and the first
 /// vector that reached it (a later vector replaces it only by going strictly further, so ties
-/// keep the earlier one). The lane (or the value) is found at the end, by reading that one
-/// vector (or element) again.
+/// keep the earlier one). The lane is found at the end, by reading that one vector again; a
+/// single element's value is its key's, read again only for a NaN.
 pub struct Track<T: ArgElement, D> {
     key: T::Key,
     vec: usize,
@@ -333,15 +333,26 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
         self.reach(D::key(e), i);
     }
 
-    /// (value, position) of the element tracked by [`Track::see_element`], its value read back
-    /// with `load(position)`; the identity for a track started at `usize::MAX` that no element
-    /// went past (no elements).
+    /// A track of single elements whose furthest key `key` was first reached at position `at`
+    /// (`usize::MAX`: no elements).
+    #[inline(always)]
+    pub fn reached(key: T::Key, at: usize) -> Self {
+        Track { key, vec: at, dir: PhantomData }
+    }
+
+    /// (value, position) of the element tracked by [`Track::see_element`]: its value is its key's
+    /// ([`ArgKey::from_key`]), read back with `load(position)` only for a NaN; the identity for a
+    /// track started at `usize::MAX` that no element went past (no elements).
     #[inline(always)]
     pub fn resolve_element(self, load: impl Fn(usize) -> T) -> ValueIndex<T> {
         if self.vec == usize::MAX {
             return ArgOf::<T, D>::identity();
         }
-        ValueIndex { value: load(self.vec), index: self.vec as u64 }
+        let value = match T::from_key(self.key) {
+            Some(v) => v,
+            None => load(self.vec),
+        };
+        ValueIndex { value, index: self.vec as u64 }
     }
 
     /// [`Track::resolve`] of the warp's best track, in lane 0 (`lane`; the others get the

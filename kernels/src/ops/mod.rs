@@ -28,6 +28,8 @@ pub trait Element: Copy {
     const PER_VEC: usize;
     /// Element `k` of the vector `w`.
     fn lane(w: &[u32; 4], k: usize) -> Self;
+    /// The element's bits, zero-extended (the inverse of [`Element::lane`]).
+    fn bits(self) -> u64;
 }
 
 /// How one element (and one 16-byte vector of them) folds into an accumulator.
@@ -54,25 +56,27 @@ pub trait Fold<E: Element>: ReduceOp {
 }
 
 macro_rules! element {
-    ($($t:ty: $per:expr, |$w:ident, $k:ident| $get:expr;)*) => {$(
+    ($($t:ty: $per:expr, |$w:ident, $k:ident| $get:expr, |$x:ident| $bits:expr;)*) => {$(
         impl Element for $t {
             const PER_VEC: usize = $per;
             #[inline(always)]
             fn lane($w: &[u32; 4], $k: usize) -> Self { $get }
+            #[inline(always)]
+            fn bits($x) -> u64 { $bits }
         }
     )*};
 }
 element! {
-    u8: 16, |w, k| (w[k / 4] >> (8 * (k % 4))) as u8;
-    i8: 16, |w, k| (w[k / 4] >> (8 * (k % 4))) as i8;
-    u16: 8, |w, k| (w[k / 2] >> (16 * (k % 2))) as u16;
-    i16: 8, |w, k| (w[k / 2] >> (16 * (k % 2))) as i16;
-    u32: 4, |w, k| w[k];
-    i32: 4, |w, k| w[k] as i32;
-    f32: 4, |w, k| f32::from_bits(w[k]);
-    f64: 2, |w, k| f64::from_bits(w[2 * k] as u64 | ((w[2 * k + 1] as u64) << 32));
-    f16: 8, |w, k| f16::from_bits((w[k / 2] >> (16 * (k % 2))) as u16);
-    bf16: 8, |w, k| bf16::from_bits((w[k / 2] >> (16 * (k % 2))) as u16);
+    u8: 16, |w, k| (w[k / 4] >> (8 * (k % 4))) as u8, |self| self as u64;
+    i8: 16, |w, k| (w[k / 4] >> (8 * (k % 4))) as i8, |self| self as u8 as u64;
+    u16: 8, |w, k| (w[k / 2] >> (16 * (k % 2))) as u16, |self| self as u64;
+    i16: 8, |w, k| (w[k / 2] >> (16 * (k % 2))) as i16, |self| self as u16 as u64;
+    u32: 4, |w, k| w[k], |self| self as u64;
+    i32: 4, |w, k| w[k] as i32, |self| self as u32 as u64;
+    f32: 4, |w, k| f32::from_bits(w[k]), |self| self.to_bits() as u64;
+    f64: 2, |w, k| f64::from_bits(w[2 * k] as u64 | ((w[2 * k + 1] as u64) << 32)), |self| self.to_bits();
+    f16: 8, |w, k| f16::from_bits((w[k / 2] >> (16 * (k % 2))) as u16), |self| self.to_bits() as u64;
+    bf16: 8, |w, k| bf16::from_bits((w[k / 2] >> (16 * (k % 2))) as u16), |self| self.to_bits() as u64;
 }
 
 // ---- sum ----
