@@ -10,8 +10,9 @@ use common::typed::Reference;
 use common::{download, gpu, upload, Rng};
 use cudakernels::{Axis, AxisShape, AxisStrategy, AXIS_MAX_ROW_PIECES};
 
-/// (m, n): empty, single, warp ±1, block ±1, split rows, short rows, split columns.
-const SHAPES: [(usize, usize); 16] = [
+/// (m, n): empty, single, warp ±1, block ±1, one-element rows (a vector of them per load where
+/// aligned), split rows, short rows, split columns.
+const SHAPES: [(usize, usize); 17] = [
     (0, 5),
     (5, 0),
     (1, 1),
@@ -19,6 +20,7 @@ const SHAPES: [(usize, usize); 16] = [
     (31, 32),
     (32, 33),
     (33, 1),
+    (70_001, 1),
     (3, 255),
     (2, 257),
     (7, 1000),

@@ -58,7 +58,10 @@ use crate::{
     config::{MinMax as Pair, WARP_SIZE},
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
     piece_fold::walk_pieces,
-    thread::{block_index, fold_range, fold_range_piece, grid_blocks, grid_position, issue_loads_together, load_v4},
+    thread::{
+        block_index, fold_range, fold_range_piece, grid_blocks, grid_position, issue_loads_together, load_v4, pack_v4,
+        store_v4,
+    },
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -199,6 +202,58 @@ pub(crate) unsafe fn for_thread_elements<E: Copy>(input: *const E, rows: usize, 
     }
 }
 
+/// [`for_thread_elements`] a 16-byte vector of rows at a time, where each row's result `one(e)`
+/// is an element's size: `out[row] = one(input[row])`, vector `gid + j·T` of the input to the
+/// thread and its results out as one 16-byte vector, four loads in flight; the rows past the
+/// last whole vector a thread each. `input` and `out` 16-byte aligned; any grid of at least
+/// `E::PER_VEC` threads.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+pub(crate) unsafe fn for_thread_vectors<E: Element, A: Copy>(
+    input: *const E,
+    rows: usize,
+    out: *mut A,
+    one: impl Fn(E) -> A,
+) {
+    let (src, dst) = (input as *const [u32; 4], out as *mut [u32; 4]);
+    // SAFETY (of the copy): `A` is `E`'s size (the caller's condition).
+    let put = |i: usize, w: [u32; 4]| {
+        store_v4(dst.add(i), pack_v4(|k| core::mem::transmute_copy::<A, E>(&one(E::lane(&w, k)))))
+    };
+    let nvec = rows / E::PER_VEC;
+    let (gid, stride) = grid_position();
+    let mut v = gid;
+    while v + 3 * stride < nvec {
+        let w = [
+            load_v4(src.add(v)),
+            load_v4(src.add(v + stride)),
+            load_v4(src.add(v + 2 * stride)),
+            load_v4(src.add(v + 3 * stride)),
+        ];
+        put(v, w[0]);
+        put(v + stride, w[1]);
+        put(v + 2 * stride, w[2]);
+        put(v + 3 * stride, w[3]);
+        v += 4 * stride;
+    }
+    while v < nvec {
+        put(v, load_v4(src.add(v)));
+        v += stride;
+    }
+    let row = nvec * E::PER_VEC + gid;
+    if row < rows {
+        *out.add(row) = one(*input.add(row));
+    }
+}
+
+/// Whether the `rows` kernel of a typed op whose accumulator is `acc_bytes` wide reads contiguous
+/// one-element rows of `elem`-byte elements a 16-byte vector at a time ([`for_thread_vectors`]):
+/// results the elements' size (min and max, and sums of types that accumulate in themselves),
+/// the input and the results 16-byte aligned. The host sizes the grid by it.
+pub const fn rows_by_vectors(elem: usize, acc_bytes: usize, input: u64, out: u64) -> bool {
+    acc_bytes == elem && elem < crate::config::VECTOR_BYTES && (input | out) % crate::config::VECTOR_BYTES as u64 == 0
+}
+
 /// Item `item`'s element range in the input: segment `item`, or chunk `item mod chunks` of row
 /// `item / chunks` (chunks of whole 4-vector batches from the row's start).
 #[cfg(target_os = "cuda")]
@@ -244,7 +299,12 @@ unsafe fn rows_body<E: Element, O: Fold<E>>(
 ) {
     if lanes == 1 && chunks == 1 && offsets.is_null() {
         if n == 1 && lda == 1 {
-            return for_thread_elements(input, rows, |row, e| *out.add(row) = O::fold(O::identity(), e));
+            let one = |e| O::fold(O::identity(), e);
+            let (elem, acc) = (core::mem::size_of::<E>(), core::mem::size_of::<O::Acc>());
+            if rows_by_vectors(elem, acc, input as u64, out as u64) {
+                return for_thread_vectors(input, rows, out, one);
+            }
+            return for_thread_elements(input, rows, |row, e| *out.add(row) = one(e));
         }
         return for_thread_rows(rows, |row| {
             let p = input.add(row * lda);

@@ -20,9 +20,10 @@
 pub mod arg;
 pub(crate) mod plan;
 
+use kernels::axis::rows_by_vectors;
 use plan::{
     column_width, column_word_tracks, first_block, first_grid, fold_grid, fold_plan, folded_columns, lanes_for,
-    resolve, rows_aligned, short_rows, AxisFold,
+    one_element_rows, resolve, rows_aligned, short_rows, AxisFold,
 };
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
@@ -38,7 +39,7 @@ use crate::launch::div_ceil;
 use crate::raw::view;
 use crate::typed::{enqueue_extreme, enqueue_sum, TypedElement, TypedOp};
 use cust::memory::{DeviceCopy, DeviceSlice};
-use kernels::config::AXIS_BLOCK;
+use kernels::config::{AXIS_BLOCK, VECTOR_BYTES};
 
 /// The axis kernels, in `kernels::axis::AXIS_KERNELS` order (the arg kernels' too).
 const ROWS: usize = 0;
@@ -109,7 +110,9 @@ struct Job<'a, T: DeviceCopy> {
     type_name: &'static str,
     input: &'a DeviceSlice<T>,
     shape: AxisShape,
-    /// Columns per thread of the `cols` kernel ([`plan::column_width`]).
+    /// Columns per thread of the `cols` kernel ([`plan::column_width`]), or the one-element rows
+    /// a thread of the `rows` kernel reads at once (a vector of them where
+    /// [`kernels::axis::rows_by_vectors`] holds, else 1).
     width: u32,
     offsets: Option<&'a DeviceSlice<u64>>,
     out: Results,
@@ -377,16 +380,17 @@ impl GpuStream {
             // SAFETY: `indices` holds `count` indices of that width (checked, lent above).
             return unsafe { self.lock()?.zero(indices, bytes) };
         }
-        let job = Job {
-            op,
-            type_name: T::NAME,
-            input,
-            shape,
-            width,
-            offsets: None,
-            out: results,
-            acc_bytes: acc_bytes(results, outs),
+        let acc_bytes = acc_bytes(results, outs);
+        let width = match (strategy, results) {
+            (AxisStrategy::Rows { .. }, Results::Acc(out))
+                if one_element_rows(shape) && rows_by_vectors(elem, acc_bytes, input.as_device_ptr().as_raw(), out) =>
+            {
+                (VECTOR_BYTES / elem) as u32
+            }
+            (AxisStrategy::Rows { .. }, _) => 1,
+            _ => width,
         };
+        let job = Job { op, type_name: T::NAME, input, shape, width, offsets: None, out: results, acc_bytes };
         let mut q = self.lock()?;
         // SAFETY: `acc_bytes` is the op's accumulator (the callers' types); the outputs hold one
         // result per row or column (checked above, lent for the call); the shape fits the input.

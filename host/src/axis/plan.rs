@@ -440,17 +440,24 @@ pub fn first_block(segments: bool) -> u32 {
     }
 }
 
+/// Whether `shape`'s rows are one element each, stored contiguously (n = lda = 1).
+pub fn one_element_rows(shape: AxisShape) -> bool {
+    shape.n == 1 && shape.lda == 1
+}
+
 /// Blocks of the first launch: groups of `lanes` over `items` in blocks of
 /// [`first_block`]`(segments)` threads (capped at `max_grid`; the kernel strides over the rest),
 /// a thread per row (`ShortRows`, capped likewise), or every (column tile of `width`-column
-/// threads, split) pair (`TooLarge` past `max_grid`).
+/// threads, split) pair (`TooLarge` past `max_grid`). Contiguous one-element rows take
+/// `ROWS_PER_THREAD` loads a thread of `width` rows each.
 pub fn first_grid(shape: AxisShape, strategy: AxisStrategy, width: u32, segments: bool, max_grid: u32) -> Result<u32> {
     match strategy {
         AxisStrategy::Rows { lanes, chunks } => {
             let mut per_block = (first_block(segments) / lanes) as usize;
-            if lanes == 1 && chunks == 1 && shape.n == 1 && shape.lda == 1 {
-                // Contiguous one-element rows: several per thread, their loads in flight together.
-                per_block *= kernels::axis::ROWS_PER_THREAD;
+            if lanes == 1 && chunks == 1 && one_element_rows(shape) {
+                // Contiguous one-element rows: several per thread (`width` at a time), their loads
+                // in flight together.
+                per_block *= kernels::axis::ROWS_PER_THREAD * width.max(1) as usize;
             }
             Ok(div_ceil(shape.m * chunks as usize, per_block).clamp(1, max_grid as usize) as u32)
         }

@@ -370,6 +370,18 @@ fn splits_plan_a_fold_over_each_result_s_partials_in_order() {
 }
 
 #[test]
+fn one_element_rows_go_by_vectors_where_results_are_elements_and_aligned() {
+    use kernels::axis::rows_by_vectors;
+    assert!(one_element_rows(AxisShape::new(100, 1)) && !one_element_rows(AxisShape::new(100, 1).with_lda(2)));
+    assert!(!one_element_rows(AxisShape::new(100, 2)));
+    // (element bytes, accumulator bytes): bf16 max, f32 sum, u8 min go by vectors; bf16 sums
+    // (f32) and minmax pairs do not, nor do 16-byte elements or unaligned addresses.
+    assert!(rows_by_vectors(2, 2, 256, 512) && rows_by_vectors(4, 4, 0, 16) && rows_by_vectors(1, 1, 16, 32));
+    assert!(!rows_by_vectors(2, 4, 256, 512) && !rows_by_vectors(4, 8, 256, 512) && !rows_by_vectors(16, 16, 0, 0));
+    assert!(!rows_by_vectors(2, 2, 258, 512) && !rows_by_vectors(2, 2, 256, 520));
+}
+
+#[test]
 fn first_grids_cover_every_item_or_tile() {
     let per_block = AXIS_BLOCK / 4;
     assert_eq!(first_grid(AxisShape::new(1000, 16), rows(4, 1), 1, false, 1 << 20), Ok(div(1000, per_block)));
@@ -380,8 +392,14 @@ fn first_grids_cover_every_item_or_tile() {
         first_grid(AxisShape::new(1 << 26, 1), rows(1, 1), 1, false, 1 << 30),
         Ok(div(1 << 26, rows_per_block as u32))
     );
+    // A 16-byte vector of rows at a time (`width` rows each): that many times fewer blocks.
+    assert_eq!(
+        first_grid(AxisShape::new(1 << 26, 1), rows(1, 1), 8, false, 1 << 30),
+        Ok(div(1 << 26, 8 * rows_per_block as u32))
+    );
     let padded = AxisShape::new(1 << 26, 1).with_lda(2);
     assert_eq!(first_grid(padded, rows(1, 1), 1, false, 1 << 30), Ok(div(1 << 26, AXIS_BLOCK)));
+    assert_eq!(first_grid(padded, rows(1, 1), 8, false, 1 << 30), Ok(div(1 << 26, AXIS_BLOCK)), "padded: no vectors");
     let capped = first_grid(AxisShape::new(1 << 30, 1), rows(1, 1), 1, false, 65_535);
     assert_eq!(capped, Ok(65_535), "capped: the kernel strides");
     assert_eq!(first_grid(AxisShape::new(0, 5), rows(8, 1), 1, false, 100), Ok(1));
