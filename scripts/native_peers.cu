@@ -25,7 +25,8 @@
 //          and Max; checked against a host reference.
 //   axis   cub::DeviceSegmentedReduce Sum, Max and ArgMax over the rows of the dense shapes and
 //          the ragged segments of the axis shapes file (default data/axis_shapes.csv), float and
-//          bfloat16, cold; offsets as an int array (begin = offsets, end = offsets + 1).
+//          bfloat16, cold; offsets as an int array (begin = offsets, end = offsets + 1); inputs
+//          uniform in [0, 1), the bench's own (axis_value).
 //   batched  cublasSgemvStridedBatched on the attention decode shapes (set "attention" of --gemv),
 //          both ops, cold (A rotated past L2), as bin/bench's batched section.
 //   hgemv  bf16 then f16 A and x, as bin/bench's hgemv section: cublasGemmEx (n = 1, x and y of
@@ -45,6 +46,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -539,6 +541,15 @@ static std::vector<std::pair<std::string, std::vector<int>>> load_axis_cases(con
     return cases;
 }
 
+// Element i of the axis inputs: 24 bits of a SplitMix64 hash of i over 2^24, as the bench's
+// `axis_value` (src/bin/bench/harness.rs) computes it.
+static float axis_value(size_t i) {
+    uint64_t z = uint64_t(i) + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return float((z ^ (z >> 31)) >> 40) / float(1u << 24);
+}
+
 template <class T>
 static void axis_case(cudaStream_t stream, const cudaDeviceProp &prop, const char *type, const std::string &label,
                       const std::vector<int> &offsets) {
@@ -546,10 +557,13 @@ static void axis_case(cudaStream_t stream, const cudaDeviceProp &prop, const cha
     size_t bytes = size_t(offsets.back()) * sizeof(T);
     size_t l2 = size_t(prop.l2CacheSize);
     size_t copies = bytes > l2 ? 2 : (4 * l2 + bytes - 1) / bytes + 1;
+    // The bench's axis inputs (`axis_value`): uniform in [0, 1), as torch.rand draws torch's.
+    std::vector<T> host(size_t(offsets.back()));
+    for (size_t i = 0; i < host.size(); ++i) host[i] = T(axis_value(i));
     std::vector<T *> ins(copies);
     for (auto &p : ins) {
         CHECK(cudaMalloc(&p, bytes + 16));
-        CHECK(cudaMemset(p, 0x3c, bytes + 16));  // finite values in both types
+        CHECK(cudaMemcpy(p, host.data(), bytes, cudaMemcpyHostToDevice));
     }
     int *off = nullptr;
     T *sums = nullptr;

@@ -359,7 +359,8 @@ def ragged_offsets(segments, longest):
 
 def axis_shapes(dev, reps, warmup, l2, shapes):
     """x.sum / x.amax / x.max (values and indices) / x.argmax along dim=1 and dim=0, and
-    segment_reduce over ragged segments, cold."""
+    segment_reduce over ragged segments, cold; inputs uniform in [0, 1) (torch.rand), the
+    distribution of the bench's and native_peers' axis inputs."""
     header("reductions along an axis (data/axis_shapes.csv), cold")
     for dtype in (torch.float32, torch.bfloat16):
         size = torch.tensor([], dtype=dtype).element_size()

@@ -1,12 +1,13 @@
 //! Reductions along an axis (`Auto`) on the shapes of data/axis_shapes.csv: rows (torch dim=1),
 //! columns (dim=0) and ragged segments, sum, max, argmax (values and u64 indices, as torch's
-//! `max(dim)`) and its indices alone (as `argmax(dim)`), f32 and bf16, cold (inputs rotated past
+//! `max(dim)`) and its indices alone (as `argmax(dim)`), f32 and bf16 ([`axis_value`]: uniform,
+//! as the peers' inputs), cold (inputs rotated past
 //! L2), against a cold copy moving the input's bytes, and against that copy's rate over the bytes
 //! the call moves (input read, results written: a reduction of one-element lines writes as much
 //! as it reads).
 use crate::axis_shapes::{self, AxisCase};
 use crate::harness::{
-    buffers, rotation, same_size_copy_ms,
+    axis_value, buffers, rotation, same_size_copy_ms,
     Fmt::{Fixed, Percent, Text},
     Table, REPS, WARMUP,
 };
@@ -24,8 +25,8 @@ pub fn run(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
     println!("### Reductions along an axis, Auto (cold: rotated)\n");
     TABLE.header();
     for case in axis_shapes::all() {
-        shape(s, case, |i| (i % 1000) as f32 * 0.5 - 250.0)?;
-        shape(s, case, |i| bf16::from_f32((i % 1000) as f32 * 0.5 - 250.0))?;
+        shape(s, case, axis_value)?;
+        shape(s, case, |i| bf16::from_f32(axis_value(i)))?;
     }
     println!();
     Ok(())

@@ -16,7 +16,7 @@
 //!   `Auto`'s pieces for its op.
 use crate::axis_shapes::{self, AxisCase};
 use crate::harness::{
-    buffers, rotation,
+    axis_value, buffers, rotation,
     Fmt::{Fixed, Text},
     Table, REPS, WARMUP,
 };
@@ -80,7 +80,7 @@ pub fn run_short(gpu: &Gpu, _copy_bw: f64) -> Result<()> {
         Some(shape) => vec![shape],
         None => SHORT_SHAPES.to_vec(),
     };
-    let f32s = |i: usize| (i % 1000) as f32 * 0.5 - 250.0;
+    let f32s = axis_value;
     for (m, n) in shapes {
         short(s, m, n, f32s)?;
         short(s, m, n, |i| bf16::from_f32(f32s(i)))?;
@@ -119,7 +119,7 @@ fn each_shape(s: &GpuStream, wanted: impl Fn(usize, usize) -> bool, tuned: Tuned
             .collect(),
     };
     for (m, n) in shapes {
-        let f32s = |i: usize| (i % 1000) as f32 * 0.5 - 250.0;
+        let f32s = axis_value;
         match tuned {
             Tuned::Columns => {
                 columns(s, m, n, f32s)?;

@@ -38,6 +38,17 @@ pattern! {
     cudakernels::bf16 => |i| cudakernels::bf16::from_f32(f32::pattern(i));
 }
 
+/// Element `i` of the axis sections' inputs: uniform in [0, 1) (24 bits of a SplitMix64 hash of
+/// `i`), the distribution `torch.rand` draws the torch peers' from, and the same values
+/// `native_peers`' axis section fills CUB's with. Arg walks that track a running extreme move
+/// about as often on these as on any random input.
+pub fn axis_value(i: usize) -> f32 {
+    let mut z = (i as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((z ^ (z >> 31)) >> 40) as f32 / (1u32 << 24) as f32
+}
+
 /// `$rows::<T>(args)?` for every [`Pattern`] type, in the typed reductions' order.
 macro_rules! for_every_type {
     ($rows:ident($($arg:expr),*)) => {
