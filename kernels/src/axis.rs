@@ -206,7 +206,8 @@ pub(crate) unsafe fn for_thread_elements<E: Copy>(input: *const E, rows: usize, 
 /// is an element's size: `out[row] = one(input[row])`, vector `gid + j·T` of the input to the
 /// thread and its results out as one 16-byte vector, four loads in flight; the rows past the
 /// last whole vector a thread each. `input` and `out` 16-byte aligned; any grid of at least
-/// `E::PER_VEC` threads.
+/// `E::PER_VEC` threads. Its loop is [`for_thread_elements`]'s, written out: sharing one through a
+/// load closure took `axis_arg_rows_argmax_bf16` from 42 to 50 registers.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 pub(crate) unsafe fn for_thread_vectors<E: Element, A: Copy>(
