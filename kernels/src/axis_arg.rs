@@ -107,7 +107,8 @@ impl<T: ArgElement> ArgLines<T> {
     #[inline(always)]
     pub(crate) unsafe fn store_vector(self, i: usize, get: impl Fn(usize) -> ValueIndex<T>) -> bool {
         let index_bytes = if self.wide != 0 { 8 } else { 4 };
-        let (values, indices) = (self.values.add(i) as usize, self.indices.add(i * index_bytes) as usize);
+        // `values` may be null: its address is only computed, used where it is not.
+        let (values, indices) = (self.values.wrapping_add(i) as usize, self.indices.add(i * index_bytes) as usize);
         let aligned = |p: usize| p % VECTOR_BYTES == 0;
         if !self.partials.is_null()
             || T::PER_VEC < 4
