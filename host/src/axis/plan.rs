@@ -234,7 +234,7 @@ pub fn auto_strategy(
     sm_count: u32,
 ) -> (AxisShape, AxisStrategy) {
     let sm = sm_count.max(1) as usize;
-    if axis == Axis::Columns && shape.n == 1 && shape.lda == 1 {
+    if axis == Axis::Columns && one_element_rows(shape) {
         return auto_strategy(Axis::Rows, AxisShape::new(1, shape.m), elem, fold, 1, sm_count);
     }
     if axis == Axis::Columns && shape.m == 1 {
@@ -376,7 +376,7 @@ pub fn resolve(
             }
             match axis {
                 Axis::Rows => Ok((shape, strategy)),
-                Axis::Columns if shape.n == 1 && shape.lda == 1 => Ok((AxisShape::new(1, shape.m), strategy)),
+                Axis::Columns if one_element_rows(shape) => Ok((AxisShape::new(1, shape.m), strategy)),
                 Axis::Columns if shape.m == 1 => Ok((AxisShape::new(shape.n, 1), strategy)),
                 Axis::Columns => bad("rows kernels take columns only of a contiguous one-column or a one-row matrix"),
             }
@@ -440,7 +440,8 @@ pub fn first_block(segments: bool) -> u32 {
     }
 }
 
-/// Whether `shape`'s rows are one element each, stored contiguously (n = lda = 1).
+/// Whether `shape`'s rows are one element each, stored contiguously (n = lda = 1): its one
+/// column is contiguous too.
 pub fn one_element_rows(shape: AxisShape) -> bool {
     shape.n == 1 && shape.lda == 1
 }
