@@ -11,7 +11,7 @@
 //! after the last whole vector), each shorter than a vector.
 use crate::config::VECTOR_BYTES;
 #[cfg(target_os = "cuda")]
-use crate::thread::{grid_position, store_zero_v4};
+use crate::thread::{grid_position, store_v4};
 #[cfg(target_os = "cuda")]
 use cuda_std::prelude::*;
 
@@ -46,7 +46,7 @@ pub unsafe fn fill_zero(dst: *mut u8, bytes: usize) {
     let (g, _) = grid_position();
     let (head, vectors, tail) = fill_split(dst as u64, bytes);
     if g < vectors {
-        store_zero_v4(dst.add(head + g * VECTOR_BYTES) as *mut [u32; 4]);
+        store_v4(dst.add(head + g * VECTOR_BYTES) as *mut [u32; 4], [0; 4]);
     }
     if g < head {
         *dst.add(g) = 0;

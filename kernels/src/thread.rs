@@ -24,14 +24,6 @@ pub unsafe fn load_v4_l2(p: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
-/// One 16-byte store of zeros (`st.global.v4.u32`) at the global address of generic pointer
-/// `p` (`cvta.to.global`, free in the SASS). `p` must be 16-byte aligned.
-#[inline(always)]
-pub unsafe fn store_zero_v4(p: *mut [u32; 4]) {
-    asm!("{{ .reg .u64 g; cvta.to.global.u64 g, {0}; st.global.v4.u32 [g], {{{1}, {1}, {1}, {1}}}; }}",
-         in(reg64) p as u64, in(reg32) 0u32, options(nostack));
-}
-
 /// One 16-byte store (`st.global.v4.u32`) of `w` at the global address of generic pointer `p`.
 /// `p` must be 16-byte aligned.
 #[inline(always)]
