@@ -151,9 +151,11 @@ fn named<T: ArgRef>(test: &str) {
     }
 }
 
-/// Columns of halves over long walks run the `words` kernel (packed extremes, the first row of
-/// each lane that moves), or `word_tiles` folded in the launch: one split and several, a partial
-/// last vector, every arg case per column (NaN, ±0, ties, all equal), both index widths.
+/// Columns of halves over walks of `AXIS_WORD_TRACK_MIN_ROWS` rows or more run the `words` kernel
+/// (packed extremes, each lane's last moving batch read again at the end), or `word_tiles` folded
+/// in the launch: one split and several, walks of 375 rows down to 18 (whole batches, a batch of
+/// four and single rows at the end), a partial last vector, every arg case per column (NaN, ±0,
+/// ties, all equal), both index widths.
 fn column_words<T: ArgRef>(test: &str) {
     let handle = match gpu(test) {
         Some(g) => g,
@@ -168,8 +170,18 @@ fn column_words<T: ArgRef>(test: &str) {
     let folded = |tile, splits| AxisStrategy::FoldedColumns { tile, splits };
     let cols = |tile, splits| AxisStrategy::Columns { tile, splits };
     // `words`, and `word_tiles` for the same walks folded in their launch.
-    for &strategy in
-        [cols(32, 1), cols(256, 1), cols(256, 7), cols(64, 3), folded(32, 1), folded(64, 3), folded(128, 7)].iter()
+    for &strategy in [
+        cols(32, 1),
+        cols(256, 1),
+        cols(256, 7),
+        cols(64, 3),
+        cols(32, 20),
+        folded(32, 1),
+        folded(64, 3),
+        folded(128, 7),
+        folded(256, 150),
+    ]
+    .iter()
     {
         assert!(column_word_tracks(T::NAME, shape, strategy, width), "{}: {:?} takes `cols`", ctx, strategy);
         run_along::<T, u64>(s, (&buffer, &lines), 0, shape, Axis::Columns, strategy, &ctx);

@@ -325,6 +325,26 @@ fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
     }
 }
 
+/// The `words` walks fold each batch of eight rows without a branch (`column_tracks`): the first
+/// branch after the batch's loads (their fence) is the loop's own, back to before them.
+#[test]
+fn word_walks_fold_their_batches_without_branches() {
+    for t in AXIS_ARG_WORD_TYPES.iter() {
+        for op in AXIS_ARG_OPS.iter() {
+            for kernel in ["words", "word_tiles"].iter() {
+                let name = format!("axis_arg_{}_{}_{}", kernel, op, t);
+                let body = entry(&name);
+                let fence = body.find("fence.acq_rel.cta").unwrap_or_else(|| panic!("{}: no load batch", name));
+                let after = &body[fence..];
+                let bra = after.find("bra").unwrap_or_else(|| panic!("{}: no loop", name));
+                let target = after[bra..].split_whitespace().nth(1).expect("a branch target").trim_end_matches(';');
+                let label = body.find(&format!("{}:", target)).expect("the branch's label");
+                assert!(label < fence, "{}: the batch branches forward to {}", name, target);
+            }
+        }
+    }
+}
+
 /// The `tiles` entry points: every typed op and arg op over each type that has them, and the
 /// arg ops' `word_tiles`.
 fn tile_names() -> Vec<String> {

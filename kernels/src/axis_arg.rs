@@ -448,6 +448,10 @@ macro_rules! axis_arg_word_tiles_entry {
     };
 }
 
+/// The most rows of a split a `words` thread walks: row offsets from its first row, and those
+/// of a batch of four rows (`AXIS_BLOCK` phases apart) started before the end, fit 32 bits.
+pub const WORD_SPLIT_MAX_ROWS: usize = u32::MAX as usize - 4 * crate::config::AXIS_BLOCK as usize;
+
 /// The `words` and `word_tiles` entry points, `axis_arg_words_{op}_{type}` and
 /// `axis_arg_word_tiles_{op}_{type}`, for each type with two elements a word
 /// ([`crate::ops::arg::ArgElement::WORD_LANES`]), and their list.
@@ -456,7 +460,7 @@ macro_rules! axis_arg_words {
         /// Element types with a `words` entry (column arg tracks by packed extremes,
         /// [`crate::column_tracks`]): `cols`' arguments, `width` ignored (one 16-byte vector of
         /// columns per thread, so `input` and lda·size multiples of 16 bytes), and each split's
-        /// rows fewer than 2^32.
+        /// rows at most [`WORD_SPLIT_MAX_ROWS`].
         pub const AXIS_ARG_WORD_TYPES: [&str; [$(stringify!($t)),*].len()] = [$(stringify!($t)),*];
         $(
             axis_arg_words_entry!($t, argmin: Smallest);

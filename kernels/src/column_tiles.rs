@@ -13,8 +13,8 @@
 //! # Safety
 //! `cols`' launch ([`crate::axis`]): `AXIS_BLOCK`-thread blocks, a grid of
 //! ⌈n / (tile·width)⌉·splits blocks, `width` 1 or `PER_VEC` on 16-byte aligned rows (always
-//! `PER_VEC` for `word_tiles`, whose splits hold fewer than 2^32 rows). With `splits` > 1,
-//! `partials` holds splits·n accumulators (or (value, index) pairs) and `tickets`
+//! `PER_VEC` for `word_tiles`, whose splits hold at most `WORD_SPLIT_MAX_ROWS` rows). With
+//! `splits` > 1, `partials` holds splits·n accumulators (or (value, index) pairs) and `tickets`
 //! ⌈n / (tile·width)⌉ zeros (left zero); the outputs hold n results.
 //!
 //! # Thread mapping

@@ -1,27 +1,42 @@
 //! argmin and argmax of a thread's 16-byte vector of columns of halves by packed extremes:
 //! each word of the vector (two columns) keeps its lanes' extremes so far, folded four rows at
 //! a time by PTX's `.NaN` max or min ([`ArgElement::word_max`]) and compared with them once per
-//! four rows. Only a batch that moves some word looks, lane by lane, for the first row that
-//! reached a lane's new extreme.
+//! four rows. Each column keeps the first row of the last batch that moved its lane, chosen
+//! without a branch; at the end of the walk the thread reads each column's batch again and
+//! takes its first row that reached the extreme.
 //!
 //! Against a key per element (`Track`: a key, a compare and a select per element), a batch of
-//! four rows of eight columns takes four packed ops and a compare per word and one branch. A
-//! long walk moves few words: `AXIS_WORD_TRACK_MIN_ROWS` says from how many rows it pays, and
-//! the `words` entries are apart from `cols` so that `cols` keeps its code.
+//! four rows of eight columns takes four packed ops per word and two selects per column.
+//! Searching each moving batch for its row instead would branch in about half of a warp's
+//! batches on random data (some lane of the warp moves); the batches read again cost one round
+//! of loads a thread. `AXIS_WORD_TRACK_MIN_ROWS` says from how many rows it pays, and the `words` entries
+//! are apart from `cols` so that `cols` keeps its code.
 //!
-//! Why a moved word means a strictly further element: `.NaN` max and min order -0.0 below
+//! Why a lane that changed bits went strictly further: `.NaN` max and min order -0.0 below
 //! +0.0 and return the canonical NaN for any NaN (PTX ISA, `max`, `min`), so the extreme of the
-//! best and the new rows differs in bits from the best exactly when some lane's key went
+//! best and the new rows differs in bits from the best exactly when that lane's key went
 //! strictly further; a NaN best stays canonical, so a later NaN leaves it (the first NaN wins).
+//! So the last batch that changed a lane holds the first row reaching its final extreme.
 use crate::{
     axis::{walk_rows, ColumnPart, MAX_COLUMN_WIDTH},
     ops::arg::{ArgElement, Direction, Track},
     thread::load_v4,
 };
+
+/// `a` if `c`, else `b`: a `selp`, no branch.
+#[inline(always)]
+fn select_u32(c: bool, a: u32, b: u32) -> u32 {
+    if c {
+        a
+    } else {
+        b
+    }
+}
 use core::marker::PhantomData;
 
 /// The tracks of one 16-byte vector of columns toward `D`: each word's extremes so far, and
-/// each column's first row reaching its extreme, as an offset from the thread's first row.
+/// for each column the first row of the last batch that moved its extreme, then (after
+/// [`WordTracks::find_rows`]) the first row reaching it, as offsets from the thread's first row.
 struct WordTracks<E, D> {
     best: [u32; 4],
     row: [u32; MAX_COLUMN_WIDTH],
@@ -34,64 +49,67 @@ impl<E: ArgElement, D: Direction<E>> WordTracks<E, D> {
         WordTracks { best: [E::splat(D::START); 4], row: [0; MAX_COLUMN_WIDTH], end: PhantomData }
     }
 
-    /// Rows `r + j·stride` (offsets from the first row) as the vectors `v[j]`, or `v[0]` alone
-    /// (`count` 1).
+    /// The batch of rows from offset `r` (from the first row) as the vectors `v[j]`, or `v[0]`
+    /// alone (`count` 1). No branch: a lane whose bits changed went strictly further, and its
+    /// column takes `r` as its batch.
     #[inline(always)]
-    fn see(&mut self, v: &[[u32; 4]; 4], count: usize, r: u32, stride: u32) {
-        let (mut best, mut moved) = (self.best, 0);
+    fn see(&mut self, v: &[[u32; 4]; 4], count: usize, r: u32) {
         for w in 0..4 {
             let x = if count == 4 {
                 D::word_extreme(D::word_extreme(v[0][w], v[1][w]), D::word_extreme(v[2][w], v[3][w]))
             } else {
                 v[0][w]
             };
-            best[w] = D::word_extreme(self.best[w], x);
-            // Word by word, not as arrays: an array compare keeps them in local memory.
-            moved |= best[w] ^ self.best[w];
+            let best = D::word_extreme(self.best[w], x);
+            let moved = best ^ self.best[w];
+            self.row[2 * w] = select_u32(moved & 0xffff != 0, r, self.row[2 * w]);
+            self.row[2 * w + 1] = select_u32(moved >> 16 != 0, r, self.row[2 * w + 1]);
+            self.best[w] = best;
         }
-        // One branch per batch: most batches of a long walk move no word.
-        if moved == 0 {
-            return;
-        }
-        // Word by word with constant indices (a loop the codegen left rolled put the tracks in
-        // local memory).
-        self.moved(0, best[0], |j| v[j][0], count, r, stride);
-        self.moved(1, best[1], |j| v[j][1], count, r, stride);
-        self.moved(2, best[2], |j| v[j][2], count, r, stride);
-        self.moved(3, best[3], |j| v[j][3], count, r, stride);
     }
 
-    /// Word `w`'s extremes went to `best` over the `count` rows `r + j·stride` (word `word(j)`).
+    /// Turns each column's batch into the first of its rows whose element keys as the column's
+    /// extreme: the batch's rows `batch + j·stride` below `rows` (offsets), row `r` at `at(r)`
+    /// and `step` elements after row `r - stride`. The batch that last moved a lane holds its
+    /// extreme; a column that never moved keeps row 0, whose element is then the start value (or
+    /// the walk is empty).
     #[inline(always)]
-    fn moved(&mut self, w: usize, best: u32, word: impl Fn(usize) -> u32, count: usize, r: u32, stride: u32) {
-        if best == self.best[w] {
-            return;
-        }
-        self.lane_moved(w, 0, best, &word, count, r, stride);
-        self.lane_moved(w, 1, best, &word, count, r, stride);
-        self.best[w] = best;
+    unsafe fn find_rows(&mut self, rows: u32, stride: u32, at: impl Fn(u32) -> *const E, step: usize) {
+        // Column by column at constant indices (a loop left rolled puts the tracks in local
+        // memory); the eight halves of a vector. All eight columns' loads at once took 113
+        // registers.
+        self.find_row(0, rows, stride, &at, step);
+        self.find_row(1, rows, stride, &at, step);
+        self.find_row(2, rows, stride, &at, step);
+        self.find_row(3, rows, stride, &at, step);
+        self.find_row(4, rows, stride, &at, step);
+        self.find_row(5, rows, stride, &at, step);
+        self.find_row(6, rows, stride, &at, step);
+        self.find_row(7, rows, stride, &at, step);
     }
 
-    /// Lane `h` of word `w`, if it moved, takes the first of the rows whose element keys as its
-    /// new extreme.
+    /// [`WordTracks::find_rows`] for column `k`.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn lane_moved(&mut self, w: usize, h: usize, best: u32, word: &impl Fn(usize) -> u32, count: usize, r: u32, stride: u32) {
-        let key = |x: u32| D::key(E::lane(&[x; 4], h));
-        let target = key(best);
-        if target == key(self.best[w]) {
-            return;
+    unsafe fn find_row(&mut self, k: usize, rows: u32, stride: u32, at: &impl Fn(u32) -> *const E, step: usize) {
+        let (target, batch) = (D::key(self.extreme(k)), self.row[k]);
+        // No overflow: a split holds at most `WORD_SPLIT_MAX_ROWS` rows.
+        let row_of = |j: usize| batch + j as u32 * stride;
+        let p = at(batch).add(k);
+        let mut e = [D::START; 4];
+        // Only rows of the walk (a batch of one row at its end may have none after it); loads
+        // clamped to the walk instead took 80 registers and ran up to 17% slower.
+        for j in 0..4 {
+            if row_of(j) < rows {
+                e[j] = *p.add(j * step);
+            }
         }
-        let j = if count == 1 || key(word(0)) == target {
-            0
-        } else if key(word(1)) == target {
-            1
-        } else if key(word(2)) == target {
-            2
-        } else {
-            3
-        };
-        self.row[w * 2 + h] = r + j * stride;
+        // A row left out keeps the start value, which keys as the extreme only in a column
+        // that never moved, and that takes row 0 below.
+        let mut row = batch;
+        for j in (1..4).rev() {
+            row = select_u32(D::key(e[j]) == target, row_of(j), row);
+        }
+        self.row[k] = select_u32(D::key(e[0]) == target, batch, row);
     }
 
     /// Column `k`'s extreme so far (the canonical NaN for any NaN).
@@ -121,7 +139,7 @@ impl<E: ArgElement, D: Direction<E>> WordTracks<E, D> {
 /// # Safety
 /// As the `cols` kernel: every row but the last holds the whole vector (a partial last vector
 /// lies in the row padding, as lda ≥ `E::PER_VEC`); the last row is read element by element.
-/// Each split holds fewer than 2^32 rows.
+/// Each split holds at most [`crate::axis_arg::WORD_SPLIT_MAX_ROWS`] rows.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn walk_column_words<E, D, S, V>(
@@ -149,17 +167,19 @@ pub(crate) unsafe fn walk_column_words<E, D, S, V>(
     let last = rows.saturating_sub(1);
     let end = if whole { part.end } else { core::cmp::min(part.end, last) };
     let row = |r: usize| load_v4(p.add(r * lda) as *const [u32; 4]);
-    // Offsets from `first` fit 32 bits: a split holds fewer than 2^32 rows.
+    // Offsets from `first` fit 32 bits (`WORD_SPLIT_MAX_ROWS`).
     // Each call with a constant count: a row index `j` known only at run time would put the
     // batch in local memory.
     let r = walk_rows(first, end, phases, row, |v, four, r| {
-        let (at, stride) = ((r - first) as u32, phases as u32);
+        let at = (r - first) as u32;
         if four {
-            t.see(&v, 4, at, stride)
+            t.see(&v, 4, at)
         } else {
-            t.see(&v, 1, at, stride)
+            t.see(&v, 1, at)
         }
     });
+    let walked = end.saturating_sub(first) as u32;
+    t.find_rows(walked, phases as u32, |at| p.add((first + at as usize) * lda), phases * lda);
     let track = |t: &WordTracks<E, D>, k: usize| {
         let row = if first < part.end { first + t.row[k] as usize } else { usize::MAX };
         Track::reached(D::key(t.extreme(k)), row)

@@ -179,11 +179,16 @@ pub const AXIS_MIN_ROWS_PER_THREAD: usize = 16;
 /// sums on an H100 and an H200, and f32's 64 splits faster than 66 of 62 or 63 rows on the H200).
 pub const AXIS_VECTOR_MIN_ROWS_PER_THREAD: usize = 64;
 /// Axis column argmin and argmax of halves fold words of columns (the `words` kernels,
-/// `column_tracks`) when each thread walks at least this many rows: 8192 × 28,672 bf16 argmax
-/// (455 rows a thread) 180.5 → 145.0 µs, 2^20 × 64 (124 rows) 67.4 → 58.5. Every walk through
-/// them: 64 rows −3% to +2%, 32 × 128,256 (32 rows, 63 blocks) 15.7 → 17.6, 16 × 2^22 (16 rows)
-/// indices 74.7 → 68.1 but values level (H200).
-pub const AXIS_WORD_TRACK_MIN_ROWS: usize = 96;
+/// `column_tracks`) when each thread walks at least this many rows, the fewest measured: against
+/// `cols`, 16 × 2^22 bf16 argmax (16 rows) 72.8 → 58.5 µs, 32 × 128,256 (32 rows) 14.2 → 9.9,
+/// 4096² 30.0 → 24.0 (H200, uniform inputs).
+pub const AXIS_WORD_TRACK_MIN_ROWS: usize = 16;
+/// Axis column argmin and argmax of halves by words: the blocks per SM their splits aim for
+/// instead of `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM`. Each thread ends its walk by reading its
+/// columns' last moving batches again, and the splits' pairs fold at the end, so longer walks
+/// pay: 8192 × 28,672 bf16 argmax 152.2 → 143.4 µs, 2^20 × 64 79.0 → 60.2, the shapes of one
+/// split unchanged (H200; three blocks per SM 20% slower).
+pub const AXIS_WORD_COLUMN_BLOCKS_PER_SM: usize = 1;
 /// Axis columns folded in their launch (`column_tiles`): the most partials one thread of a
 /// column tile's last block folds (columns · splits / `AXIS_BLOCK`), four rounds of eight loads;
 /// Auto narrows the tile until its final fold takes no more (4096² f32 column sums: 31.2 µs in

@@ -230,8 +230,8 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             };
             // SAFETY: `axis[_arg]_cols_{op}_{T}` takes (input, rows, n, lda, tile, splits, width,
             // out) as pushed, and so does `axis_arg_words_{op}_{T}` where `column_word_tracks`
-            // holds (a vector of columns per thread, splits of fewer than 2^32 rows); `width` is
-            // `column_width`'s (1, or a vector on 16-byte aligned rows); the grid is
+            // holds (a vector of columns per thread, splits of at most `WORD_SPLIT_MAX_ROWS`
+            // rows); `width` is `column_width`'s (1, or a vector on 16-byte aligned rows); the grid is
             // ⌈n / (tile·width)⌉·splits; `partials` (or out) holds every column's
             // splits·(AXIS_BLOCK / tile) chunks.
             unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };
@@ -257,8 +257,8 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             // SAFETY: `axis_tiles_{op}_{T}` takes (input, rows, n, lda, tile, splits, width,
             // partials, tickets, out) and `axis_arg_tiles_{op}_{T}` (…, tickets, values, indices,
             // wide) as pushed, and so does `axis_arg_word_tiles_{op}_{T}` where
-            // `column_word_tracks` holds (a vector of columns per thread, splits of fewer than
-            // 2^32 rows); `width` is `column_width`'s; the grid is ⌈n / (tile·width)⌉·splits;
+            // `column_word_tracks` holds (a vector of columns per thread, splits of at most
+            // `WORD_SPLIT_MAX_ROWS` rows); `width` is `column_width`'s; the grid is ⌈n / (tile·width)⌉·splits;
             // with splits > 1, `partials` holds splits·n accumulators and `tickets` a zeroed u32
             // per column tile (the stream's zeroed slots, which the kernel leaves zero), else both
             // are unused; the outputs hold n results.
@@ -365,7 +365,7 @@ impl GpuStream {
         let fold = if matches!(results, Results::Arg { .. }) { AxisFold::Args } else { AxisFold::Values };
         let (shape, strategy) = resolve(axis, shape, elem, fold, width, self.sm_count(), strategy)?;
         let strategy = if auto {
-            let strategy = folded_columns(T::NAME, elem, shape, width, self.sm_count(), strategy);
+            let strategy = folded_columns(T::NAME, elem, fold, shape, width, self.sm_count(), strategy);
             short_rows(T::NAME, elem, fold, shape, width, strategy)
         } else {
             strategy

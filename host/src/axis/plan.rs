@@ -5,8 +5,8 @@ use crate::launch::div_ceil;
 use kernels::config::{
     AXIS_BLOCK, AXIS_BLOCK_ROW_MIN_BYTES, AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_CHUNK_BYTES, AXIS_MIN_ROWS_PER_THREAD,
     AXIS_SEGMENT_BLOCK, AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_TILE_FOLD_PARTIALS,
-    AXIS_TILE_MIN_BYTES, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD, AXIS_WORD_TRACK_MIN_ROWS,
-    VECTOR_BYTES, WARP_SIZE,
+    AXIS_TILE_MIN_BYTES, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD,
+    AXIS_WORD_COLUMN_BLOCKS_PER_SM, AXIS_WORD_TRACK_MIN_ROWS, VECTOR_BYTES, WARP_SIZE,
 };
 use kernels::short_rows::SHORT_ROW_VECTORS;
 
@@ -157,7 +157,8 @@ pub fn rows_aligned(elem: usize, addr: u64, shape: AxisShape) -> bool {
 /// columns a thread, runs the `words` kernel instead of `cols` (or `word_tiles` instead of
 /// `tiles` for `FoldedColumns`): types of
 /// `kernels::axis_arg::AXIS_ARG_WORD_TYPES`, a 16-byte vector of columns per thread, and
-/// threads that walk `AXIS_WORD_TRACK_MIN_ROWS` rows or more in splits of fewer than 2^32 rows.
+/// threads that walk `AXIS_WORD_TRACK_MIN_ROWS` rows or more in splits of at most
+/// `WORD_SPLIT_MAX_ROWS` rows.
 pub fn column_word_tracks(type_name: &str, shape: AxisShape, strategy: AxisStrategy, width: u32) -> bool {
     let (tile, splits) = match strategy {
         AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } => {
@@ -170,7 +171,7 @@ pub fn column_word_tracks(type_name: &str, shape: AxisShape, strategy: AxisStrat
     kernels::axis_arg::AXIS_ARG_WORD_TYPES.contains(&type_name)
         && width > 1
         && per / phases.max(1) >= AXIS_WORD_TRACK_MIN_ROWS
-        && per <= u32::MAX as usize
+        && per <= kernels::axis_arg::WORD_SPLIT_MAX_ROWS
 }
 
 /// Pieces of a row that takes a whole block: a warp each ([`kernels::axis::folds_in_block`]).
@@ -216,7 +217,7 @@ pub fn lanes_for(bytes: usize, fold: AxisFold) -> u32 {
 /// |---|---|
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
 /// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
-/// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split up to `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM (rounded down), each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
+/// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split up to `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM (rounded down; argmin and argmax of halves `AXIS_WORD_COLUMN_BLOCKS_PER_SM`, in `folded_columns`), each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
 /// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp (arg ops: per `ARG_VECTORS_PER_LANE` where m times those lanes fills `AXIS_SPLIT_BELOW_WARPS_PER_SM` warps per SM); a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block), but arg ops on elements of `ARG_WARP_ROW_ELEM` bytes keep a warp |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
@@ -245,7 +246,7 @@ pub fn auto_strategy(
         let threads = div_ceil(shape.n.max(1), width.max(1) as usize);
         let tile = threads.next_power_of_two().clamp(1, AXIS_BLOCK as usize);
         let phases = AXIS_BLOCK as usize / tile;
-        let splits = column_splits(shape, tile, width, sm).min(AXIS_MAX_CHUNKS / phases).max(1);
+        let splits = column_splits(shape, tile, width, sm, false).min(AXIS_MAX_CHUNKS / phases).max(1);
         return (shape, AxisStrategy::Columns { tile: tile as u32, splits: splits as u32 });
     }
     let row_bytes = shape.n * elem;
@@ -272,13 +273,13 @@ pub fn auto_strategy(
 /// `sm` SMs: toward `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM`
 /// blocks per SM, rounded down, each thread walking at least `AXIS_MIN_ROWS_PER_THREAD` (width
 /// 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows (0 when it cannot).
-fn column_splits(shape: AxisShape, tile: usize, width: u32, sm: usize) -> usize {
+fn column_splits(shape: AxisShape, tile: usize, width: u32, sm: usize, words: bool) -> usize {
     let tiles = div_ceil(div_ceil(shape.n.max(1), width.max(1) as usize), tile);
     let phases = AXIS_BLOCK as usize / tile;
-    let (per_sm, min_rows) = if width > 1 {
-        (AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD)
-    } else {
-        (AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_ROWS_PER_THREAD)
+    let (per_sm, min_rows) = match (width > 1, words) {
+        (true, true) => (AXIS_WORD_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD),
+        (true, false) => (AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD),
+        _ => (AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_ROWS_PER_THREAD),
     };
     // Rounded down: a grid past per_sm blocks per SM leaves some SMs one block more, whose
     // blocks (argmax's are bound by their instructions) finish a block's time later.
@@ -286,20 +287,42 @@ fn column_splits(shape: AxisShape, tile: usize, width: u32, sm: usize) -> usize 
     want.min(shape.m / (phases * min_rows))
 }
 
-/// `Auto`'s columns of `type_name` (`elem` bytes), any op, given Auto's resolved
-/// `strategy`: where `Columns` would add the fold launch (`AXIS_TILE_MIN_CHUNKS` or more partials
-/// a column) over a type with `tiles` entries (`kernels::column_tiles::AXIS_TILE_TYPES`),
-/// `FoldedColumns` instead, in the widest tile (up to `Columns`' own) whose last blocks fold at
-/// most `AXIS_TILE_FOLD_PARTIALS` partials a thread, but no narrower than `AXIS_TILE_MIN_BYTES`
-/// of a row, splits as `Columns` sets them. Any other strategy is returned as it is.
+/// Whether columns of `type_name` reduced as `fold`, `width` columns a thread, go through the
+/// `words` walk where their threads walk enough rows ([`column_word_tracks`]): arg ops of
+/// `kernels::axis_arg::AXIS_ARG_WORD_TYPES` over 16-byte vectors of columns.
+fn word_columns(type_name: &str, fold: AxisFold, width: u32) -> bool {
+    fold == AxisFold::Args && width > 1 && kernels::axis_arg::AXIS_ARG_WORD_TYPES.contains(&type_name)
+}
+
+/// `Auto`'s columns of `type_name` (`elem` bytes) reduced as `fold`, given Auto's resolved
+/// `strategy`:
+/// - columns of the `words` walk ([`word_columns`]) split toward
+///   `AXIS_WORD_COLUMN_BLOCKS_PER_SM` blocks per SM instead;
+/// - where `Columns` would then add the fold launch (`AXIS_TILE_MIN_CHUNKS` or more partials a
+///   column) over a type with `tiles` entries (`kernels::column_tiles::AXIS_TILE_TYPES`),
+///   `FoldedColumns` instead, in the widest tile (up to `Columns`' own) whose last blocks fold at
+///   most `AXIS_TILE_FOLD_PARTIALS` partials a thread, but no narrower than
+///   `AXIS_TILE_MIN_BYTES` of a row, splits as `Columns` sets them.
+///
+/// Any other strategy is returned as it is.
 pub fn folded_columns(
     type_name: &str,
     elem: usize,
+    fold: AxisFold,
     shape: AxisShape,
     width: u32,
     sm_count: u32,
     strategy: AxisStrategy,
 ) -> AxisStrategy {
+    let (sm, words) = (sm_count.max(1) as usize, word_columns(type_name, fold, width));
+    let strategy = match strategy {
+        AxisStrategy::Columns { tile, .. } if words => {
+            let phases = AXIS_BLOCK as usize / tile.max(1) as usize;
+            let splits = column_splits(shape, tile as usize, width, sm, true).min(AXIS_MAX_CHUNKS / phases).max(1);
+            AxisStrategy::Columns { tile, splits: splits as u32 }
+        }
+        _ => strategy,
+    };
     let tile = match (strategy, fold_plan(shape, strategy)) {
         (AxisStrategy::Columns { tile, .. }, Some(f)) if f.chunks >= AXIS_TILE_MIN_CHUNKS => tile as usize,
         _ => return strategy,
@@ -308,7 +331,7 @@ pub fn folded_columns(
         return strategy;
     }
     let row_bytes = |tile: usize| tile * width.max(1) as usize * elem;
-    let splits = |tile: usize| column_splits(shape, tile, width, sm_count.max(1) as usize).max(1);
+    let splits = |tile: usize| column_splits(shape, tile, width, sm, words).max(1);
     let mut tile = tile;
     while tile > 1
         && row_bytes(tile / 2) >= AXIS_TILE_MIN_BYTES

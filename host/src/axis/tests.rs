@@ -152,7 +152,7 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
         let width = (16 / elem) as u32;
         let shape = AxisShape::new(m, n);
         let cols = auto_strategy(Axis::Columns, shape, elem, fold, width, H100_SMS).1;
-        folded_columns(name, elem, shape, width, H100_SMS, cols)
+        folded_columns(name, elem, fold, shape, width, H100_SMS, cols)
     };
     let tiles = |tile, splits| AxisStrategy::FoldedColumns { tile, splits };
     // Narrowed until a last block's threads fold at most AXIS_TILE_FOLD_PARTIALS partials:
@@ -181,14 +181,16 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
     same("f32", 4, AxisFold::Values, 16, 1 << 22);
     same("i32", 4, AxisFold::Values, 4096, 4096);
     same("f64", 8, AxisFold::Values, 4096, 4096);
-    // Arg ops too, halves over long walks by words (`word_tiles`) as before (`words`).
+    // Arg ops too. Halves go by words, split toward AXIS_WORD_COLUMN_BLOCKS_PER_SM blocks per
+    // SM: 8192 × 28,672 in 14 tiles × 9 splits (half of the values' 18), nine partials a column,
+    // so the fold launch stays.
     assert_eq!(folded("f32", 4, AxisFold::Args, 4096, 4096), tiles(64, 16));
     let words = folded("bf16", 2, AxisFold::Args, 8192, 28_672);
-    assert_eq!(words, tiles(64, 4));
+    assert_eq!(words, AxisStrategy::Columns { tile: 256, splits: 9 });
     assert!(column_word_tracks("bf16", AxisShape::new(8192, 28_672), words, 8));
     let words = folded("bf16", 2, AxisFold::Args, 1 << 20, 64);
     assert!(column_word_tracks("bf16", AxisShape::new(1 << 20, 64), words, 8), "{:?}", words);
-    assert_eq!(folded_columns("f32", 4, AxisShape::new(9, 9), 1, 1, rows(1, 1)), rows(1, 1));
+    assert_eq!(folded_columns("f32", 4, AxisFold::Values, AxisShape::new(9, 9), 1, 1, rows(1, 1)), rows(1, 1));
     // Every choice is a valid named strategy, its last blocks within the bound where a tile may
     // still narrow.
     for &(m, n) in [(2, 2), (33, 1000), (300, 16), (5000, 33), (1 << 16, 3), (8192, 28_672)].iter() {
@@ -196,7 +198,7 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
             let shape = AxisShape::new(m, n);
             let cols = auto_strategy(Axis::Columns, shape, elem, AxisFold::Values, width, H100_SMS).1;
             let name = if elem == 4 { "f32" } else { "bf16" };
-            let strategy = folded_columns(name, elem, shape, width, H100_SMS, cols);
+            let strategy = folded_columns(name, elem, AxisFold::Values, shape, width, H100_SMS, cols);
             assert_eq!(
                 resolve(Axis::Columns, shape, elem, AxisFold::Values, width, 1, strategy),
                 Ok((shape, strategy))
@@ -456,7 +458,7 @@ fn outputs_are_checked_for_length_then_overlap() {
 }
 
 #[test]
-fn column_arg_of_halves_takes_word_tracks_on_long_walks() {
+fn column_arg_of_halves_takes_word_tracks_from_16_rows_a_thread() {
     let auto = |m: usize, n: usize| {
         let shape = AxisShape::new(m, n);
         let (shape, strategy) = auto_strategy(Axis::Columns, shape, 2, AxisFold::Args, 8, H100_SMS);
@@ -467,15 +469,15 @@ fn column_arg_of_halves_takes_word_tracks_on_long_walks() {
     assert_eq!(strategy, AxisStrategy::Columns { tile: 256, splits: 18 });
     assert!(column_word_tracks("bf16", shape, strategy, 8));
     assert!(column_word_tracks("f16", shape, strategy, 8));
-    // Not for other types, nor a column per thread, nor walks of 64 rows (4096²) or 16 rows.
+    // Not for other types, nor a column per thread; walks of 64 rows (4096²) and 16 rows too.
     assert!(!column_word_tracks("f32", shape, strategy, 4));
     assert!(!column_word_tracks("i16", shape, strategy, 8));
     assert!(!column_word_tracks("bf16", shape, strategy, 1));
     let (shape, strategy) = auto(4096, 4096);
-    assert!(!column_word_tracks("bf16", shape, strategy, 8));
+    assert!(column_word_tracks("bf16", shape, strategy, 8));
     let (shape, strategy) = auto(16, 1 << 22);
-    assert!(!column_word_tracks("bf16", shape, strategy, 8));
-    // The bound itself: 96 rows a thread in one split of tiles of 32 threads (8 rows a step).
+    assert!(column_word_tracks("bf16", shape, strategy, 8));
+    // The bound itself: 16 rows a thread in one split of tiles of 32 threads (8 rows a step).
     let named = |m: usize| (AxisShape::new(m, 1029), AxisStrategy::Columns { tile: 32, splits: 1 });
     let (at, below) = (named(8 * AXIS_WORD_TRACK_MIN_ROWS), named(8 * AXIS_WORD_TRACK_MIN_ROWS - 1));
     assert!(column_word_tracks("bf16", at.0, at.1, 8));

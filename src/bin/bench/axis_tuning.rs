@@ -4,7 +4,8 @@
 //!   (or the list in `AXIS_TUNING_SPLITS`), column sums and argmax.
 //! - `axis-folded`: column sums, max and argmax (`words` and `word_tiles` for halves over long
 //!   walks) through `Auto`'s `Columns` and fold launch, through `FoldedColumns` with the same
-//!   tile and splits, and through `Auto`'s `FoldedColumns` (its `Columns` where it keeps them); with
+//!   tile and splits, and through `Auto`'s `FoldedColumns` for sums, max included (its `Columns`
+//!   where it keeps them; argmax of halves splits otherwise, `AXIS_WORD_COLUMN_BLOCKS_PER_SM`); with
 //!   `AXIS_FOLDED_SWEEP=1`, column sums through `FoldedColumns` of `cols`' tile down to an
 //!   eighth of it, at two to five blocks per SM.
 //! - `axis-short`: rows of a few 16-byte vectors (`SHORT_SHAPES`, or `AXIS_TUNING_SHAPE`) through
@@ -301,7 +302,7 @@ fn folded<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usiz
         AxisStrategy::Columns { tile, splits } if fold_plan(shape, cols).is_some() => (tile, splits),
         _ => return Ok(()),
     };
-    let auto = folded_columns(T::NAME, elem, shape, width, s.sm_count(), cols);
+    let auto = folded_columns(T::NAME, elem, AxisFold::Values, shape, width, s.sm_count(), cols);
     let same = AxisStrategy::FoldedColumns { tile, splits };
     let auto_name =
         if matches!(auto, AxisStrategy::FoldedColumns { .. }) { "folded, Auto" } else { "Auto: cols + fold" };
