@@ -1,16 +1,17 @@
 //! argmin and argmax of a thread's 16-byte vector of columns of halves by packed extremes:
 //! each word of the vector (two columns) keeps its lanes' extremes so far, folded four rows at
 //! a time by PTX's `.NaN` max or min ([`ArgElement::word_max`]) and compared with them once per
-//! four rows. Each column keeps the first row of the last batch that moved its lane, chosen
-//! without a branch; at the end of the walk the thread reads each column's batch again and
-//! takes its first row that reached the extreme.
+//! four rows. Each column keeps, without a branch, the first row of the last batch that moved
+//! its lane and that batch's four elements; at the end of the walk the thread takes, for each
+//! column, the first of those rows that reached the extreme.
 //!
 //! Against a key per element (`Track`: a key, a compare and a select per element), a batch of
-//! four rows of eight columns takes four packed ops per word and two selects per column.
-//! Searching each moving batch for its row instead would branch in about half of a warp's
-//! batches on random data (some lane of the warp moves); the batches read again cost one round
-//! of loads a thread. `AXIS_WORD_TRACK_MIN_ROWS` says from how many rows it pays, and the `words` entries
-//! are apart from `cols` so that `cols` keeps its code.
+//! four rows of eight columns takes four packed ops per word, and two pairings and three selects
+//! per column. Searching each moving batch for its row instead would branch in about half of a
+//! warp's batches on random data (some lane of the warp moves); reading the batches again at
+//! the end instead of holding them moved 1.75× the sum's DRAM bytes on 2^20 × 64 (a 32-byte
+//! sector for each 2-byte element, long evicted from L2). `AXIS_WORD_TRACK_MIN_ROWS` says from how many
+//! rows it pays, and the `words` entries are apart from `cols` so that `cols` keeps its code.
 //!
 //! Why a lane that changed bits went strictly further: `.NaN` max and min order -0.0 below
 //! +0.0 and return the canonical NaN for any NaN (PTX ISA, `max`, `min`), so the extreme of the
@@ -35,23 +36,32 @@ fn select_u32(c: bool, a: u32, b: u32) -> u32 {
 use core::marker::PhantomData;
 
 /// The tracks of one 16-byte vector of columns toward `D`: each word's extremes so far, and
-/// for each column the first row of the last batch that moved its extreme, then (after
-/// [`WordTracks::find_rows`]) the first row reaching it, as offsets from the thread's first row.
+/// for each column the first row of the last batch that moved its extreme (an offset from the
+/// thread's first row) and that batch's four elements, rows 0 and 1 in the low and high half of
+/// `held[k][0]`, rows 2 and 3 of `held[k][1]` (a batch of one row: that row four times). After
+/// [`WordTracks::find_rows`], `row` holds each column's first row reaching its extreme.
 struct WordTracks<E, D> {
     best: [u32; 4],
     row: [u32; MAX_COLUMN_WIDTH],
+    held: [[u32; 2]; MAX_COLUMN_WIDTH],
     end: PhantomData<(E, D)>,
 }
 
 impl<E: ArgElement, D: Direction<E>> WordTracks<E, D> {
     #[inline(always)]
     fn start() -> Self {
-        WordTracks { best: [E::splat(D::START); 4], row: [0; MAX_COLUMN_WIDTH], end: PhantomData }
+        let start = E::splat(D::START);
+        WordTracks {
+            best: [start; 4],
+            row: [0; MAX_COLUMN_WIDTH],
+            held: [[start; 2]; MAX_COLUMN_WIDTH],
+            end: PhantomData,
+        }
     }
 
-    /// The batch of rows from offset `r` (from the first row) as the vectors `v[j]`, or `v[0]`
-    /// alone (`count` 1). No branch: a lane whose bits changed went strictly further, and its
-    /// column takes `r` as its batch.
+    /// The batch of rows from offset `r` (from the first row) as the vectors `v[j]` (a batch of
+    /// one row: `v[0]` in all four). No branch: a lane whose bits changed went strictly further,
+    /// and its column takes `r` as its batch and the batch's elements as its held ones.
     #[inline(always)]
     fn see(&mut self, v: &[[u32; 4]; 4], count: usize, r: u32) {
         for w in 0..4 {
@@ -62,54 +72,52 @@ impl<E: ArgElement, D: Direction<E>> WordTracks<E, D> {
             };
             let best = D::word_extreme(self.best[w], x);
             let moved = best ^ self.best[w];
-            self.row[2 * w] = select_u32(moved & 0xffff != 0, r, self.row[2 * w]);
-            self.row[2 * w + 1] = select_u32(moved >> 16 != 0, r, self.row[2 * w + 1]);
+            // Each lane's elements of rows 0 and 1, and of rows 2 and 3, paired in a word.
+            let low = |a: u32, b: u32| (a & 0xffff) | (b << 16);
+            let high = |a: u32, b: u32| (a >> 16) | (b & 0xffff_0000);
+            let rows = |pair: &dyn Fn(u32, u32) -> u32| [pair(v[0][w], v[1][w]), pair(v[2][w], v[3][w])];
+            self.take(2 * w, moved & 0xffff != 0, r, rows(&low));
+            self.take(2 * w + 1, moved >> 16 != 0, r, rows(&high));
             self.best[w] = best;
         }
     }
 
-    /// Turns each column's batch into the first of its rows whose element keys as the column's
-    /// extreme: the batch's rows `batch + j·stride` below `rows` (offsets), row `r` at `at(r)`
-    /// and `step` elements after row `r - stride`. The batch that last moved a lane holds its
-    /// extreme; a column that never moved keeps row 0, whose element is then the start value (or
-    /// the walk is empty).
+    /// Turns each column's batch into the first of its rows `batch + j·stride` whose held
+    /// element keys as the column's extreme. The batch that last moved a lane holds its extreme;
+    /// a column that never moved keeps row 0, whose element is then the start value (or the walk
+    /// is empty), as are its held ones.
     #[inline(always)]
-    unsafe fn find_rows(&mut self, rows: u32, stride: u32, at: impl Fn(u32) -> *const E, step: usize) {
+    fn find_rows(&mut self, stride: u32) {
         // Column by column at constant indices (a loop left rolled puts the tracks in local
-        // memory); the eight halves of a vector. All eight columns' loads at once took 113
-        // registers.
-        self.find_row(0, rows, stride, &at, step);
-        self.find_row(1, rows, stride, &at, step);
-        self.find_row(2, rows, stride, &at, step);
-        self.find_row(3, rows, stride, &at, step);
-        self.find_row(4, rows, stride, &at, step);
-        self.find_row(5, rows, stride, &at, step);
-        self.find_row(6, rows, stride, &at, step);
-        self.find_row(7, rows, stride, &at, step);
+        // memory); the eight halves of a vector.
+        self.find_row(0, stride);
+        self.find_row(1, stride);
+        self.find_row(2, stride);
+        self.find_row(3, stride);
+        self.find_row(4, stride);
+        self.find_row(5, stride);
+        self.find_row(6, stride);
+        self.find_row(7, stride);
+    }
+
+    /// Column `k` takes batch `r` and its elements `held` where it moved.
+    #[inline(always)]
+    fn take(&mut self, k: usize, moved: bool, r: u32, held: [u32; 2]) {
+        self.row[k] = select_u32(moved, r, self.row[k]);
+        self.held[k][0] = select_u32(moved, held[0], self.held[k][0]);
+        self.held[k][1] = select_u32(moved, held[1], self.held[k][1]);
     }
 
     /// [`WordTracks::find_rows`] for column `k`.
     #[inline(always)]
-    unsafe fn find_row(&mut self, k: usize, rows: u32, stride: u32, at: &impl Fn(u32) -> *const E, step: usize) {
+    fn find_row(&mut self, k: usize, stride: u32) {
         let (target, batch) = (D::key(self.extreme(k)), self.row[k]);
-        // No overflow: a split holds at most `WORD_SPLIT_MAX_ROWS` rows.
-        let row_of = |j: usize| batch + j as u32 * stride;
-        let p = at(batch).add(k);
-        let mut e = [D::START; 4];
-        // Only rows of the walk (a batch of one row at its end may have none after it); loads
-        // clamped to the walk instead took 80 registers and ran up to 17% slower.
-        for j in 0..4 {
-            if row_of(j) < rows {
-                e[j] = *p.add(j * step);
-            }
-        }
-        // A row left out keeps the start value, which keys as the extreme only in a column
-        // that never moved, and that takes row 0 below.
+        let key = |j: usize| D::key(E::lane(&[self.held[k][j / 2]; 4], j % 2));
         let mut row = batch;
         for j in (1..4).rev() {
-            row = select_u32(D::key(e[j]) == target, row_of(j), row);
+            row = select_u32(key(j) == target, batch + j as u32 * stride, row);
         }
-        self.row[k] = select_u32(D::key(e[0]) == target, batch, row);
+        self.row[k] = select_u32(key(0) == target, batch, row);
     }
 
     /// Column `k`'s extreme so far (the canonical NaN for any NaN).
@@ -178,8 +186,7 @@ pub(crate) unsafe fn walk_column_words<E, D, S, V>(
             t.see(&v, 1, at)
         }
     });
-    let walked = end.saturating_sub(first) as u32;
-    t.find_rows(walked, phases as u32, |at| p.add((first + at as usize) * lda), phases * lda);
+    t.find_rows(phases as u32);
     let track = |t: &WordTracks<E, D>, k: usize| {
         let row = if first < part.end { first + t.row[k] as usize } else { usize::MAX };
         Track::reached(D::key(t.extreme(k)), row)
