@@ -10,8 +10,9 @@
 //! per column. Searching each moving batch for its row instead would branch in about half of a
 //! warp's batches on random data (some lane of the warp moves); reading the batches again at
 //! the end instead of holding them moved 1.75× the sum's DRAM bytes on 2^20 × 64 (a 32-byte
-//! sector for each 2-byte element, long evicted from L2). `AXIS_WORD_TRACK_MIN_ROWS` says from how many
-//! rows it pays, and the `words` entries are apart from `cols` so that `cols` keeps its code.
+//! sector for each 2-byte element, long evicted from L2). `AXIS_WORD_TRACK_MIN_ROWS` says from
+//! how many rows it pays, and the `words` entries are apart from `cols` so that `cols` keeps its
+//! code.
 //!
 //! Why a lane that changed bits went strictly further: `.NaN` max and min order -0.0 below
 //! +0.0 and return the canonical NaN for any NaN (PTX ISA, `max`, `min`), so the extreme of the
@@ -23,6 +24,7 @@ use crate::{
     ops::arg::{ArgElement, Direction, Track},
     thread::load_v4,
 };
+use core::marker::PhantomData;
 
 /// `a` if `c`, else `b`: a `selp`, no branch.
 #[inline(always)]
@@ -33,7 +35,6 @@ fn select_u32(c: bool, a: u32, b: u32) -> u32 {
         b
     }
 }
-use core::marker::PhantomData;
 
 /// The tracks of one 16-byte vector of columns toward `D`: each word's extremes so far, and
 /// for each column the first row of the last batch that moved its extreme (an offset from the
@@ -72,7 +73,9 @@ impl<E: ArgElement, D: Direction<E>> WordTracks<E, D> {
             };
             let best = D::word_extreme(self.best[w], x);
             let moved = best ^ self.best[w];
-            // Each lane's elements of rows 0 and 1, and of rows 2 and 3, paired in a word.
+            // Each lane's elements of rows 0 and 1, and of rows 2 and 3, paired in a word (a
+            // `&dyn` pairing is inlined away: no indirect call in the PTX; a generic helper
+            // instead changed the SASS of every `words` entry).
             let low = |a: u32, b: u32| (a & 0xffff) | (b << 16);
             let high = |a: u32, b: u32| (a >> 16) | (b & 0xffff_0000);
             let rows = |pair: &dyn Fn(u32, u32) -> u32| [pair(v[0][w], v[1][w]), pair(v[2][w], v[3][w])];
