@@ -152,7 +152,7 @@ fn named<T: ArgRef>(test: &str) {
 }
 
 /// Columns of halves over walks of `AXIS_WORD_TRACK_MIN_ROWS` rows or more run the `words` kernel
-/// (packed extremes, each lane's last moving batch read again at the end), or `word_tiles` folded
+/// (packed extremes, each lane's last moving batch and its elements held), or `word_tiles` folded
 /// in the launch: one split and several, walks of 375 rows down to 18 (whole batches, a batch of
 /// four and single rows at the end), a partial last vector, every arg case per column (NaN, ±0,
 /// ties, all equal), both index widths.

@@ -185,8 +185,9 @@ pub const AXIS_VECTOR_MIN_ROWS_PER_THREAD: usize = 64;
 pub const AXIS_WORD_TRACK_MIN_ROWS: usize = 16;
 /// Axis column argmin and argmax of halves by words: the blocks per SM their splits aim for
 /// instead of `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM`. Each thread ends its walk with a pick per
-/// column and the splits' pairs fold at the end, so longer walks pay: 8192 × 28,672 bf16 argmax 152.2 → 143.4 µs, 2^20 × 64 79.0 → 60.2, the shapes of one
-/// split unchanged (H200; three blocks per SM 20% slower).
+/// column and the splits' pairs fold at the end, so longer walks pay: 8192 × 28,672 bf16 argmax
+/// 152.2 → 143.4 µs, 2^20 × 64 79.0 → 60.2, the shapes of one split unchanged (H200; three
+/// blocks per SM 20% slower).
 pub const AXIS_WORD_COLUMN_BLOCKS_PER_SM: usize = 1;
 /// Axis columns folded in their launch (`column_tiles`): the most partials one thread of a
 /// column tile's last block folds (columns · splits / `AXIS_BLOCK`), four rounds of eight loads;

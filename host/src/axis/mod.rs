@@ -231,8 +231,8 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             // SAFETY: `axis[_arg]_cols_{op}_{T}` takes (input, rows, n, lda, tile, splits, width,
             // out) as pushed, and so does `axis_arg_words_{op}_{T}` where `column_word_tracks`
             // holds (a vector of columns per thread, splits of at most `WORD_SPLIT_MAX_ROWS`
-            // rows); `width` is `column_width`'s (1, or a vector on 16-byte aligned rows); the grid is
-            // ⌈n / (tile·width)⌉·splits; `partials` (or out) holds every column's
+            // rows); `width` is `column_width`'s (1, or a vector on 16-byte aligned rows); the
+            // grid is ⌈n / (tile·width)⌉·splits; `partials` (or out) holds every column's
             // splits·(AXIS_BLOCK / tile) chunks.
             unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };
         }
@@ -258,8 +258,8 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             // partials, tickets, out) and `axis_arg_tiles_{op}_{T}` (…, tickets, values, indices,
             // wide) as pushed, and so does `axis_arg_word_tiles_{op}_{T}` where
             // `column_word_tracks` holds (a vector of columns per thread, splits of at most
-            // `WORD_SPLIT_MAX_ROWS` rows); `width` is `column_width`'s; the grid is ⌈n / (tile·width)⌉·splits;
-            // with splits > 1, `partials` holds splits·n accumulators and `tickets` a zeroed u32
+            // `WORD_SPLIT_MAX_ROWS` rows); `width` is `column_width`'s; the grid is
+            // ⌈n / (tile·width)⌉·splits; with splits > 1, `partials` holds splits·n accumulators and `tickets` a zeroed u32
             // per column tile (the stream's zeroed slots, which the kernel leaves zero), else both
             // are unused; the outputs hold n results.
             unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };

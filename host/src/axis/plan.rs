@@ -168,8 +168,7 @@ pub fn column_word_tracks(type_name: &str, shape: AxisShape, strategy: AxisStrat
     };
     let per = div_ceil(shape.m, splits.max(1));
     let phases = AXIS_BLOCK as usize / tile.max(1);
-    kernels::axis_arg::AXIS_ARG_WORD_TYPES.contains(&type_name)
-        && width > 1
+    word_columns(type_name, AxisFold::Args, width)
         && per / phases.max(1) >= AXIS_WORD_TRACK_MIN_ROWS
         && per <= kernels::axis_arg::WORD_SPLIT_MAX_ROWS
 }
@@ -245,9 +244,7 @@ pub fn auto_strategy(
     if axis == Axis::Columns {
         let threads = div_ceil(shape.n.max(1), width.max(1) as usize);
         let tile = threads.next_power_of_two().clamp(1, AXIS_BLOCK as usize);
-        let phases = AXIS_BLOCK as usize / tile;
-        let splits = column_splits(shape, tile, width, sm, false).min(AXIS_MAX_CHUNKS / phases).max(1);
-        return (shape, AxisStrategy::Columns { tile: tile as u32, splits: splits as u32 });
+        return (shape, columns(shape, tile as u32, width, sm, false));
     }
     let row_bytes = shape.n * elem;
     let lanes = lanes_for(row_bytes, AxisFold::Values);
@@ -273,6 +270,9 @@ pub fn auto_strategy(
 /// `sm` SMs: toward `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM`
 /// blocks per SM, rounded down, each thread walking at least `AXIS_MIN_ROWS_PER_THREAD` (width
 /// 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows (0 when it cannot).
+///
+/// With `words` (the `words` walk, vectors only), toward `AXIS_WORD_COLUMN_BLOCKS_PER_SM` blocks
+/// per SM instead.
 fn column_splits(shape: AxisShape, tile: usize, width: u32, sm: usize, words: bool) -> usize {
     let tiles = div_ceil(div_ceil(shape.n.max(1), width.max(1) as usize), tile);
     let phases = AXIS_BLOCK as usize / tile;
@@ -285,6 +285,14 @@ fn column_splits(shape: AxisShape, tile: usize, width: u32, sm: usize, words: bo
     // blocks (argmax's are bound by their instructions) finish a block's time later.
     let want = (sm * per_sm / tiles).max(1);
     want.min(shape.m / (phases * min_rows))
+}
+
+/// `Columns` in tiles of `tile` threads, split by [`column_splits`] into at most `AXIS_MAX_CHUNKS`
+/// chunks a column and at least one split.
+fn columns(shape: AxisShape, tile: u32, width: u32, sm: usize, words: bool) -> AxisStrategy {
+    let phases = AXIS_BLOCK as usize / tile.max(1) as usize;
+    let splits = column_splits(shape, tile as usize, width, sm, words).min(AXIS_MAX_CHUNKS / phases).max(1);
+    AxisStrategy::Columns { tile, splits: splits as u32 }
 }
 
 /// Whether columns of `type_name` reduced as `fold`, `width` columns a thread, go through the
@@ -316,11 +324,7 @@ pub fn folded_columns(
 ) -> AxisStrategy {
     let (sm, words) = (sm_count.max(1) as usize, word_columns(type_name, fold, width));
     let strategy = match strategy {
-        AxisStrategy::Columns { tile, .. } if words => {
-            let phases = AXIS_BLOCK as usize / tile.max(1) as usize;
-            let splits = column_splits(shape, tile as usize, width, sm, true).min(AXIS_MAX_CHUNKS / phases).max(1);
-            AxisStrategy::Columns { tile, splits: splits as u32 }
-        }
+        AxisStrategy::Columns { tile, .. } if words => columns(shape, tile, width, sm, true),
         _ => strategy,
     };
     let tile = match (strategy, fold_plan(shape, strategy)) {

@@ -4,9 +4,9 @@
 //!   (or the list in `AXIS_TUNING_SPLITS`), column sums and argmax.
 //! - `axis-folded`: column sums, max and argmax (`words` and `word_tiles` for halves over long
 //!   walks) through `Auto`'s `Columns` and fold launch, through `FoldedColumns` with the same
-//!   tile and splits, and through `Auto`'s `FoldedColumns` for sums, max included (its `Columns`
-//!   where it keeps them; argmax of halves splits otherwise, `AXIS_WORD_COLUMN_BLOCKS_PER_SM`); with
-//!   `AXIS_FOLDED_SWEEP=1`, column sums through `FoldedColumns` of `cols`' tile down to an
+//!   tile and splits, and through `Auto`'s `FoldedColumns` for sums, max included (its
+//!   `Columns` where it keeps them; argmax of halves splits otherwise,
+//!   `AXIS_WORD_COLUMN_BLOCKS_PER_SM`); with `AXIS_FOLDED_SWEEP=1`, column sums through `FoldedColumns` of `cols`' tile down to an
 //!   eighth of it, at two to five blocks per SM.
 //! - `axis-short`: rows of a few 16-byte vectors (`SHORT_SHAPES`, or `AXIS_TUNING_SHAPE`) through
 //!   `Auto`'s `Rows` and through `ShortRows` (a thread per row), row sums, max and argmax, where
