@@ -153,9 +153,9 @@ fn named<T: ArgRef>(test: &str) {
 
 /// Columns of halves over walks of `AXIS_WORD_TRACK_MIN_ROWS` rows or more run the `words` kernel
 /// (packed extremes, each lane's last moving batch and its elements held), or `word_tiles` folded
-/// in the launch: one split and several, walks of 375 rows down to 18 (whole batches, a batch of
-/// four and single rows at the end), a partial last vector, every arg case per column (NaN, ±0,
-/// ties, all equal), both index widths.
+/// in the launch: tiles of 4 to 256 threads, one split and several, walks of 375 rows down to 18
+/// (whole batches, a batch of four and single rows at the end), a partial last vector, every arg
+/// case per column (NaN, ±0, ties, all equal), both index widths.
 fn column_words<T: ArgRef>(test: &str) {
     let handle = match gpu(test) {
         Some(g) => g,
@@ -176,6 +176,9 @@ fn column_words<T: ArgRef>(test: &str) {
         cols(256, 7),
         cols(64, 3),
         cols(32, 20),
+        folded(4, 1),
+        folded(4, 2),
+        folded(16, 1),
         folded(32, 1),
         folded(64, 3),
         folded(128, 7),

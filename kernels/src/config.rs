@@ -189,11 +189,6 @@ pub const AXIS_WORD_TRACK_MIN_ROWS: usize = 16;
 /// 152.2 → 143.4 µs, 2^20 × 64 79.0 → 60.2, the shapes of one split unchanged (H200; three
 /// blocks per SM 20% slower).
 pub const AXIS_WORD_COLUMN_BLOCKS_PER_SM: usize = 1;
-/// Axis columns folded in their launch (`column_tiles`): the most partials one thread of a
-/// column tile's last block folds (columns · splits / `AXIS_BLOCK`), four rounds of eight loads;
-/// Auto narrows the tile until its final fold takes no more (4096² f32 column sums: 31.2 µs in
-/// `cols`' 1,024 columns a tile, 264 partials a thread; 25.8 in 512, 64; 22.6 in 256, 16; H200).
-pub const AXIS_TILE_FOLD_PARTIALS: usize = 32;
 /// Axis columns folded in their launch: the narrowest tile's share of a row, in bytes (2^20 ×
 /// 64 bf16 column sums took 39.5 µs in tiles of 128 bytes, 40.7 in 64 and 46.6 in 32; f32 66.9,
 /// 77.9 and 90.7, H200).

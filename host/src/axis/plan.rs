@@ -4,9 +4,9 @@ use crate::error::{Error, Result};
 use crate::launch::div_ceil;
 use kernels::config::{
     AXIS_BLOCK, AXIS_BLOCK_ROW_MIN_BYTES, AXIS_COLUMN_BLOCKS_PER_SM, AXIS_MIN_CHUNK_BYTES, AXIS_MIN_ROWS_PER_THREAD,
-    AXIS_SEGMENT_BLOCK, AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_TILE_FOLD_PARTIALS,
-    AXIS_TILE_MIN_BYTES, AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD,
-    AXIS_WORD_COLUMN_BLOCKS_PER_SM, AXIS_WORD_TRACK_MIN_ROWS, VECTOR_BYTES, WARP_SIZE,
+    AXIS_SEGMENT_BLOCK, AXIS_SPLIT_BELOW_WARPS_PER_SM, AXIS_SPLIT_WARPS_PER_SM, AXIS_TILE_MIN_BYTES,
+    AXIS_VECTOR_COLUMN_BLOCKS_PER_SM, AXIS_VECTOR_MIN_ROWS_PER_THREAD, AXIS_WORD_COLUMN_BLOCKS_PER_SM,
+    AXIS_WORD_TRACK_MIN_ROWS, VECTOR_BYTES, WARP_SIZE,
 };
 use kernels::short_rows::SHORT_ROW_VECTORS;
 
@@ -23,6 +23,32 @@ pub const AXIS_MAX_ROW_PIECES: usize = 8 * WARP_SIZE as usize;
 /// (`FoldedColumns`): 8192 × 28,672 f32 columns (9 a column) ran 0.2–1.0% slower so in four
 /// H200 calls, bf16 (18) 1.1–1.6% faster.
 pub const AXIS_TILE_MIN_CHUNKS: usize = 16;
+
+/// Column argmin and argmax of halves by words ([`word_tile`]): the most blocks per SM of their
+/// grid, one wave (a `words` block, 90 registers a thread, leaves room for two). Past one block
+/// per SM, fewer splits beat fewer blocks: 8192 × 28,672 bf16 argmax took 114.1 µs in 224 tiles
+/// of 16 threads and no split, 131.5 in 14 tiles of 256 threads × 9 splits (H200).
+pub const AXIS_WORD_COLUMN_MAX_BLOCKS_PER_SM: usize = 2;
+
+/// Column argmin and argmax of halves by words: the narrowest tile's share of a row, in bytes.
+/// Narrow tiles need fewer splits to fill the device: 4096² bf16 argmax took 18.2 µs in 128 tiles
+/// of 64 bytes, 18.7 in 32 tiles of 256 bytes × 4 splits, 21.2 in 8 of 1 KiB × 16 (H200).
+pub const AXIS_WORD_TILE_MIN_BYTES: usize = 64;
+
+/// Column argmin and argmax of halves by words: the fewest rows a thread of a [`word_tile`] plan
+/// walks in one split (`AXIS_VECTOR_MIN_ROWS_PER_THREAD` where split). 32 × 128,256 bf16 argmax
+/// took 11.5 µs in 126 tiles of 128 threads, 16 rows a thread, and 9.8 in `Columns`' 63 tiles of
+/// 256, 32 rows; 2048 × 4096 took 14.0 in 128 tiles of 4 threads, 32 rows, and 15.2 in 16 tiles
+/// of 32 × 8 splits (H200).
+pub const AXIS_WORD_TILE_MIN_ROWS: usize = 32;
+
+/// Axis columns folded in their launch (`column_tiles`): the most partials one thread of a
+/// column tile's last block folds (columns · splits / `AXIS_BLOCK`), four rounds of eight loads;
+/// Auto narrows the tile until its final fold takes no more. 4096² f32 column sums: 31.2 µs in
+/// `cols`' 1,024 columns a tile, 264 partials a thread; 25.8 in 512, 64; 22.6 in 256, 16. bf16
+/// 16.7 in 512 columns × 16 splits (32 a thread), 15.5 in 256 × 8 (8); f32 8192² 68.1 in
+/// 512 × 16 (32), 66.9 in 256 × 8 (8) (H200).
+pub const AXIS_TILE_FOLD_PARTIALS: usize = 16;
 
 /// What an axis reduction keeps per lane, as far as `Auto` plans it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,7 +242,7 @@ pub fn lanes_for(bytes: usize, fold: AxisFold) -> u32 {
 /// |---|---|
 /// | columns of a one-column, packed matrix (lda = 1: contiguous) | as the one row of m elements |
 /// | columns of a one-row matrix | as the rows of a packed n×1 matrix (a row per column) |
-/// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split up to `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM (rounded down; argmin and argmax of halves `AXIS_WORD_COLUMN_BLOCKS_PER_SM`, in `folded_columns`), each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
+/// | columns | `Columns`: tile = ⌈n / width⌉'s power of two up to `AXIS_BLOCK`; rows split up to `AXIS_COLUMN_BLOCKS_PER_SM` (width 1) or `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM` blocks per SM (rounded down; argmin and argmax of halves in `folded_columns`' own tiles and splits), each thread ≥ `AXIS_MIN_ROWS_PER_THREAD` (width 1) or `AXIS_VECTOR_MIN_ROWS_PER_THREAD` rows, ≤ `AXIS_MAX_CHUNKS` chunks |
 /// | rows | `Rows`: a thread per row of one 16-byte vector at most, else a lane per `VECTORS_PER_LANE` vectors, from 2 up to a warp (arg ops: per `ARG_VECTORS_PER_LANE` where m times those lanes fills `AXIS_SPLIT_BELOW_WARPS_PER_SM` warps per SM); a warp's rows are split when m < `AXIS_SPLIT_BELOW_WARPS_PER_SM` per SM, toward `AXIS_SPLIT_WARPS_PER_SM` warps per SM, chunks ≥ `AXIS_MIN_CHUNK_BYTES`; other rows of `AXIS_BLOCK_ROW_MIN_BYTES` or more take a block each (`BLOCK_ROW_PIECES` pieces, folded in the block), but arg ops on elements of `ARG_WARP_ROW_ELEM` bytes keep a warp |
 ///
 /// Returns the shape the kernel sees (transposed for the contiguous column) and the strategy.
@@ -302,14 +328,44 @@ fn word_columns(type_name: &str, fold: AxisFold, width: u32) -> bool {
     fold == AxisFold::Args && width > 1 && kernels::axis_arg::AXIS_ARG_WORD_TYPES.contains(&type_name)
 }
 
+/// The tile and splits of the `words` walk over `shape`, `width` columns a thread, from `cols`'
+/// tile `widest` on `sm` SMs: of the power-of-two tiles from `widest` down to
+/// `AXIS_WORD_TILE_MIN_BYTES` of a row, each split into about `sm` blocks (splits rounded to the
+/// nearest, at least one), those that fill the device in one wave (from 95% of `sm` blocks to
+/// `AXIS_WORD_COLUMN_MAX_BLOCKS_PER_SM` per SM) with threads of `AXIS_WORD_TILE_MIN_ROWS` rows
+/// or more (`AXIS_VECTOR_MIN_ROWS_PER_THREAD` where split): the fewest splits, then the widest
+/// tile. `None` when no tile qualifies.
+fn word_tile(shape: AxisShape, widest: u32, width: u32, sm: usize) -> Option<(u32, usize)> {
+    let threads = div_ceil(shape.n.max(1), width.max(1) as usize);
+    let mut best: Option<(u32, usize)> = None;
+    let mut tile = widest.max(1);
+    // A thread's share of a row is one 16-byte vector.
+    while tile >= 1 && tile as usize * VECTOR_BYTES >= AXIS_WORD_TILE_MIN_BYTES {
+        let (tiles, phases) = (div_ceil(threads, tile as usize), AXIS_BLOCK as usize / tile as usize);
+        let splits = ((2 * sm + tiles) / (2 * tiles)).clamp(1, AXIS_MAX_CHUNKS / phases);
+        let blocks = tiles * splits;
+        let rows = shape.m / (splits * phases);
+        let min_rows = if splits > 1 { AXIS_VECTOR_MIN_ROWS_PER_THREAD } else { AXIS_WORD_TILE_MIN_ROWS };
+        let fills = blocks * 20 >= sm * 19 && blocks <= sm * AXIS_WORD_COLUMN_MAX_BLOCKS_PER_SM;
+        let walks = rows >= min_rows && div_ceil(shape.m, splits) <= kernels::axis_arg::WORD_SPLIT_MAX_ROWS;
+        if fills && walks && best.map_or(true, |(_, fewest)| splits < fewest) {
+            best = Some((tile, splits));
+        }
+        tile /= 2;
+    }
+    best
+}
+
 /// `Auto`'s columns of `type_name` (`elem` bytes) reduced as `fold`, given Auto's resolved
 /// `strategy`:
-/// - columns of the `words` walk ([`word_columns`]) split toward
-///   `AXIS_WORD_COLUMN_BLOCKS_PER_SM` blocks per SM instead;
+/// - columns of the `words` walk ([`word_columns`]) in the tile and splits of [`word_tile`]
+///   (where none qualifies, `strategy`'s tile split toward `AXIS_WORD_COLUMN_BLOCKS_PER_SM`
+///   blocks per SM);
 /// - where `Columns` would then add the fold launch (`AXIS_TILE_MIN_CHUNKS` or more partials a
-///   column) over a type with `tiles` entries (`kernels::column_tiles::AXIS_TILE_TYPES`),
-///   `FoldedColumns` instead, in the widest tile (up to `Columns`' own) whose last blocks fold at
-///   most `AXIS_TILE_FOLD_PARTIALS` partials a thread, but no narrower than
+///   column; any for the `words` walk) over a type with `tiles` entries
+///   (`kernels::column_tiles::AXIS_TILE_TYPES`), `FoldedColumns` instead: the `words` walk in
+///   its own tile; the others in the widest tile (up to `Columns`' own) whose last blocks fold
+///   at most `AXIS_TILE_FOLD_PARTIALS` partials a thread, but no narrower than
 ///   `AXIS_TILE_MIN_BYTES` of a row, splits as `Columns` sets them.
 ///
 /// Any other strategy is returned as it is.
@@ -324,15 +380,22 @@ pub fn folded_columns(
 ) -> AxisStrategy {
     let (sm, words) = (sm_count.max(1) as usize, word_columns(type_name, fold, width));
     let strategy = match strategy {
-        AxisStrategy::Columns { tile, .. } if words => columns(shape, tile, width, sm, true),
+        AxisStrategy::Columns { tile, .. } if words => match word_tile(shape, tile, width, sm) {
+            Some((tile, splits)) => AxisStrategy::Columns { tile, splits: splits as u32 },
+            None => columns(shape, tile, width, sm, true),
+        },
         _ => strategy,
     };
+    let min_chunks = if words { 2 } else { AXIS_TILE_MIN_CHUNKS };
     let tile = match (strategy, fold_plan(shape, strategy)) {
-        (AxisStrategy::Columns { tile, .. }, Some(f)) if f.chunks >= AXIS_TILE_MIN_CHUNKS => tile as usize,
+        (AxisStrategy::Columns { tile, .. }, Some(f)) if f.chunks >= min_chunks => tile as usize,
         _ => return strategy,
     };
     if !kernels::column_tiles::AXIS_TILE_TYPES.contains(&type_name) {
         return strategy;
+    }
+    if let (true, AxisStrategy::Columns { tile, splits }) = (words, strategy) {
+        return AxisStrategy::FoldedColumns { tile, splits };
     }
     let row_bytes = |tile: usize| tile * width.max(1) as usize * elem;
     let splits = |tile: usize| column_splits(shape, tile, width, sm, words).max(1);

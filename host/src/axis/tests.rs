@@ -1,12 +1,12 @@
 //! The axis reductions' pure logic: checks, `Auto`'s table, the launches it plans.
 use super::plan::{
-    auto_strategy, column_word_tracks, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES, AXIS_TILE_MIN_CHUNKS,
+    auto_strategy, column_word_tracks, FoldPlan, AXIS_MAX_CHUNKS, AXIS_MAX_ROW_PIECES, AXIS_TILE_FOLD_PARTIALS,
+    AXIS_TILE_MIN_CHUNKS,
 };
 use super::*;
 use crate::gpu::check_overlap;
 use kernels::config::{
-    AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES, AXIS_SEGMENT_BLOCK, AXIS_TILE_FOLD_PARTIALS, AXIS_TILE_MIN_BYTES,
-    AXIS_WORD_TRACK_MIN_ROWS, WARP_SIZE,
+    AXIS_BLOCK, AXIS_MIN_CHUNK_BYTES, AXIS_SEGMENT_BLOCK, AXIS_TILE_MIN_BYTES, AXIS_WORD_TRACK_MIN_ROWS, WARP_SIZE,
 };
 use kernels::short_rows::SHORT_ROW_VECTORS;
 
@@ -156,10 +156,12 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
     };
     let tiles = |tile, splits| AxisStrategy::FoldedColumns { tile, splits };
     // Narrowed until a last block's threads fold at most AXIS_TILE_FOLD_PARTIALS partials:
-    // 4096² f32 from 1,024 columns × 64 splits to 256 × 16, the grid as large (256 blocks).
+    // 4096² f32 from 1,024 columns × 64 splits to 256 × 16, the grid as large (256 blocks);
+    // halves to 256 columns × 8 splits (64 rows a thread), 8192² f32 to 256 × 8.
     assert_eq!(folded("f32", 4, AxisFold::Values, 4096, 4096), tiles(64, 16));
-    assert_eq!(folded("bf16", 2, AxisFold::Values, 4096, 4096), tiles(64, 16));
-    assert_eq!(folded("f16", 2, AxisFold::Values, 4096, 4096), tiles(64, 16));
+    assert_eq!(folded("bf16", 2, AxisFold::Values, 4096, 4096), tiles(32, 8));
+    assert_eq!(folded("f16", 2, AxisFold::Values, 4096, 4096), tiles(32, 8));
+    assert_eq!(folded("f32", 4, AxisFold::Values, 8192, 8192), tiles(64, 8));
     assert_eq!(folded("f32", 4, AxisFold::Values, 1 << 20, 16), tiles(4, 256));
     assert_eq!(folded("f32", 4, AxisFold::Values, 1 << 20, 64), tiles(8, 132));
     // No narrower than AXIS_TILE_MIN_BYTES of a row: eight threads of eight bf16.
@@ -181,14 +183,10 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
     same("f32", 4, AxisFold::Values, 16, 1 << 22);
     same("i32", 4, AxisFold::Values, 4096, 4096);
     same("f64", 8, AxisFold::Values, 4096, 4096);
-    // Arg ops too. Halves go by words, split toward AXIS_WORD_COLUMN_BLOCKS_PER_SM blocks per
-    // SM: 8192 × 28,672 in 14 tiles × 9 splits (half of the values' 18), nine partials a column,
-    // so the fold launch stays.
+    // Arg ops too; halves by words in their own tiles (below).
     assert_eq!(folded("f32", 4, AxisFold::Args, 4096, 4096), tiles(64, 16));
-    let words = folded("bf16", 2, AxisFold::Args, 8192, 28_672);
-    assert_eq!(words, AxisStrategy::Columns { tile: 256, splits: 9 });
-    assert!(column_word_tracks("bf16", AxisShape::new(8192, 28_672), words, 8));
     let words = folded("bf16", 2, AxisFold::Args, 1 << 20, 64);
+    assert_eq!(words, tiles(4, 66));
     assert!(column_word_tracks("bf16", AxisShape::new(1 << 20, 64), words, 8), "{:?}", words);
     assert_eq!(folded_columns("f32", 4, AxisFold::Values, AxisShape::new(9, 9), 1, 1, rows(1, 1)), rows(1, 1));
     // Every choice is a valid named strategy, its last blocks within the bound where a tile may
@@ -483,4 +481,44 @@ fn column_arg_of_halves_takes_word_tracks_from_16_rows_a_thread() {
     assert!(column_word_tracks("bf16", at.0, at.1, 8));
     assert!(!column_word_tracks("bf16", below.0, below.1, 8));
     assert!(!column_word_tracks("bf16", at.0, rows(32, 1), 8));
+}
+
+#[test]
+fn column_arg_of_halves_takes_the_fewest_splits_that_fill_the_device() {
+    let words = |m: usize, n: usize| {
+        let shape = AxisShape::new(m, n);
+        let cols = auto_strategy(Axis::Columns, shape, 2, AxisFold::Args, 8, H100_SMS).1;
+        folded_columns("bf16", 2, AxisFold::Args, shape, 8, H100_SMS, cols)
+    };
+    let (cols, tiles) = (
+        |tile, splits| AxisStrategy::Columns { tile, splits },
+        |tile, splits| AxisStrategy::FoldedColumns { tile, splits },
+    );
+    // No split where tiles alone fill the SMs, a block's rows folded in the launch: 8192 × 28,672
+    // in 224 tiles of 16 threads (not 14 of 256 × 9 splits), 4096² in 128 of 4 threads (64 bytes
+    // of a row, 64 rows a thread), 2048 × 4096 too (32 rows a thread).
+    assert_eq!(words(8192, 28_672), tiles(16, 1));
+    assert_eq!(words(4096, 4096), tiles(4, 1));
+    assert_eq!(words(2048, 4096), tiles(4, 1));
+    assert_eq!(words(8192, 8192), tiles(8, 1));
+    // Few columns: the narrowest tile, split to about a block per SM, folded in the launch.
+    assert_eq!(words(1 << 20, 64), tiles(4, 66));
+    assert_eq!(words(65_536, 512), tiles(4, 8));
+    // No tile fills the device in one wave (16 × 2^22: 2,048 tiles of 256 threads at least),
+    // none gives its threads AXIS_WORD_TILE_MIN_ROWS rows (32 × 128,256: 126 tiles of 128, 16
+    // rows), or none is 64 bytes wide (2^20 × 16: two threads a row): Columns' tile, split as
+    // before.
+    assert_eq!(words(16, 1 << 22), cols(256, 1));
+    assert_eq!(words(32, 128_256), cols(256, 1));
+    assert_eq!(words(1 << 20, 16), tiles(2, 128));
+    // Every choice is a valid named strategy, of one wave where it splits.
+    for &(m, n) in [(64, 100_000), (300, 4096), (1000, 1000), (5000, 33), (1 << 16, 3), (1 << 18, 800)].iter() {
+        let shape = AxisShape::new(m, n);
+        let strategy = words(m, n);
+        assert_eq!(resolve(Axis::Columns, shape, 2, AxisFold::Args, 8, 1, strategy), Ok((shape, strategy)));
+        if let AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } = strategy {
+            let blocks = div_ceil(div_ceil(n, 8), tile as usize) * splits as usize;
+            assert!(blocks <= 2 * H100_SMS as usize || splits == 1, "{}x{} {:?}", m, n, strategy);
+        }
+    }
 }

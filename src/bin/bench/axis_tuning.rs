@@ -5,9 +5,11 @@
 //! - `axis-folded`: column sums, max and argmax (`words` and `word_tiles` for halves over long
 //!   walks) through `Auto`'s `Columns` and fold launch, through `FoldedColumns` with the same
 //!   tile and splits, and through `Auto`'s `FoldedColumns` for sums, max included (its
-//!   `Columns` where it keeps them; argmax of halves splits otherwise,
-//!   `AXIS_WORD_COLUMN_BLOCKS_PER_SM`); with `AXIS_FOLDED_SWEEP=1`, column sums through `FoldedColumns` of `cols`' tile down to an
-//!   eighth of it, at two to five blocks per SM.
+//!   `Columns` where it keeps them; Auto's argmax of halves plans its own tiles and splits);
+//!   with `AXIS_FOLDED_SWEEP=1`, column sums and argmax through `FoldedColumns` of `cols`' tile
+//!   down to an eighth of it (or the tiles in `AXIS_SWEEP_TILES`), at one to four blocks per SM
+//!   rounded down and up; with `AXIS_TUNING_SPLITS`, Auto's folded sums and max, and its argmax
+//!   strategy, at those splits.
 //! - `axis-short`: rows of a few 16-byte vectors (`SHORT_SHAPES`, or `AXIS_TUNING_SHAPE`) through
 //!   `Auto`'s `Rows` and through `ShortRows` (a thread per row), row sums, max and argmax, where
 //!   `Auto` takes `ShortRows` for argmax.
@@ -309,12 +311,31 @@ fn folded<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usiz
     let mut tried = vec![("cols + fold", cols), ("folded, cols' tile", same), (auto_name, auto)];
     if std::env::var("AXIS_FOLDED_SWEEP").map_or(false, |v| v == "1") {
         let threads = (n + width as usize - 1) / width as usize;
-        for t in [tile, tile / 2, tile / 4, tile / 8].iter().copied().filter(|&t| t >= 1) {
+        let tiles_tried =
+            env_list::<u32>("AXIS_SWEEP_TILES").unwrap_or_else(|| vec![tile, tile / 2, tile / 4, tile / 8]);
+        for t in tiles_tried.into_iter().filter(|t| (1..=config::AXIS_BLOCK).contains(t)) {
             let (tiles, phases) = ((threads + t as usize - 1) / t as usize, (config::AXIS_BLOCK / t) as usize);
-            for per_sm in 2..=5 {
-                let splits = (s.sm_count() as usize * per_sm / tiles).min(m / (phases * 16)).max(1);
+            let most = (m / (phases * 16)).max(1);
+            let mut splits_tried: Vec<usize> = (1..=4)
+                .flat_map(|per_sm| {
+                    let blocks = s.sm_count() as usize * per_sm;
+                    [blocks / tiles, (blocks + tiles - 1) / tiles]
+                })
+                .map(|splits| splits.clamp(1, most))
+                .collect();
+            splits_tried.dedup();
+            for splits in splits_tried {
                 tried.push(("sweep", AxisStrategy::FoldedColumns { tile: t, splits: splits as u32 }));
             }
+        }
+    }
+    if let Some(list) = env_list::<u32>("AXIS_TUNING_SPLITS") {
+        let sm = s.sm_count();
+        let args_cols = auto_strategy(Axis::Columns, shape, elem, AxisFold::Args, width, sm).1;
+        let args = folded_columns(T::NAME, elem, AxisFold::Args, shape, width, sm, args_cols);
+        for &splits in list.iter() {
+            tried.push(("splits", with_splits(auto, splits)));
+            tried.push(("arg splits", with_splits(args, splits)));
         }
     }
     let mut outs = Outputs::<T>::new(n)?;
@@ -323,7 +344,12 @@ fn folded<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usiz
             AxisStrategy::Columns { tile, splits } | AxisStrategy::FoldedColumns { tile, splits } => (tile, splits),
             _ => continue,
         };
-        let ops: &[&str] = if name == "sweep" { &["sum"] } else { &["sum", "max", "argmax"] };
+        let ops: &[&str] = match name {
+            "sweep" => &["sum", "argmax"],
+            "splits" => &["sum", "max"],
+            "arg splits" => &["argmax"],
+            _ => &["sum", "max", "argmax"],
+        };
         for &op in ops.iter() {
             let ms = outs.time(s, op, (Axis::Columns, shape), &inputs, strategy)?;
             FOLDED_TABLE.row(&[
@@ -339,4 +365,13 @@ fn folded<T: TypedElement>(s: &GpuStream, m: usize, n: usize, fill: impl Fn(usiz
         }
     }
     Ok(())
+}
+
+/// `strategy` (`Columns` or `FoldedColumns`) with `splits` splits; any other as it is.
+fn with_splits(strategy: AxisStrategy, splits: u32) -> AxisStrategy {
+    match strategy {
+        AxisStrategy::Columns { tile, .. } => AxisStrategy::Columns { tile, splits },
+        AxisStrategy::FoldedColumns { tile, .. } => AxisStrategy::FoldedColumns { tile, splits },
+        other => other,
+    }
 }
