@@ -183,11 +183,12 @@ pub const AXIS_VECTOR_MIN_ROWS_PER_THREAD: usize = 64;
 /// `cols`, 16 × 2^22 bf16 argmax (16 rows) 72.8 → 58.5 µs, 32 × 128,256 (32 rows) 14.2 → 9.9,
 /// 4096² 30.0 → 24.0 (H200, uniform inputs).
 pub const AXIS_WORD_TRACK_MIN_ROWS: usize = 16;
-/// Axis column argmin and argmax of halves by words: the blocks per SM their splits aim for
-/// instead of `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM`. Each thread ends its walk with a pick per
-/// column and the splits' pairs fold at the end, so longer walks pay: 8192 × 28,672 bf16 argmax
-/// 152.2 → 143.4 µs, 2^20 × 64 79.0 → 60.2, the shapes of one split unchanged (H200; three
-/// blocks per SM 20% slower).
+/// Axis column argmin and argmax of halves by words, where no narrower tile fills the device
+/// (the host's `word_tile`): the blocks per SM their splits in `cols`' tile aim for instead of
+/// `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM`. Each thread ends its walk with a pick per column and the
+/// splits' pairs fold at the end, so longer walks pay: 8192 × 28,672 bf16 argmax 152.2 → 143.4
+/// µs, 2^20 × 64 79.0 → 60.2, the shapes of one split unchanged (H200; three blocks per SM 20%
+/// slower).
 pub const AXIS_WORD_COLUMN_BLOCKS_PER_SM: usize = 1;
 /// Axis columns folded in their launch: the narrowest tile's share of a row, in bytes (2^20 ×
 /// 64 bf16 column sums took 39.5 µs in tiles of 128 bytes, 40.7 in 64 and 46.6 in 32; f32 66.9,
