@@ -259,9 +259,9 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
             // wide) as pushed, and so does `axis_arg_word_tiles_{op}_{T}` where
             // `column_word_tracks` holds (a vector of columns per thread, splits of at most
             // `WORD_SPLIT_MAX_ROWS` rows); `width` is `column_width`'s; the grid is
-            // ⌈n / (tile·width)⌉·splits; with splits > 1, `partials` holds splits·n accumulators and `tickets` a zeroed u32
-            // per column tile (the stream's zeroed slots, which the kernel leaves zero), else both
-            // are unused; the outputs hold n results.
+            // ⌈n / (tile·width)⌉·splits; with splits > 1, `partials` holds splits·n accumulators
+            // and `tickets` a zeroed u32 per column tile (the stream's zeroed slots, which the
+            // kernel leaves zero), else both are unused; the outputs hold n results.
             unsafe { q.launch(entry, grid, AXIS_BLOCK, &args)? };
         }
         AxisStrategy::ShortRows => {

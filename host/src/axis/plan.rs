@@ -340,7 +340,7 @@ fn word_tile(shape: AxisShape, widest: u32, width: u32, sm: usize) -> Option<(u3
     let mut best: Option<(u32, usize)> = None;
     let mut tile = widest.max(1);
     // A thread's share of a row is one 16-byte vector.
-    while tile >= 1 && tile as usize * VECTOR_BYTES >= AXIS_WORD_TILE_MIN_BYTES {
+    while tile as usize * VECTOR_BYTES >= AXIS_WORD_TILE_MIN_BYTES {
         let (tiles, phases) = (div_ceil(threads, tile as usize), AXIS_BLOCK as usize / tile as usize);
         let splits = ((2 * sm + tiles) / (2 * tiles)).clamp(1, AXIS_MAX_CHUNKS / phases);
         let blocks = tiles * splits;
@@ -398,7 +398,8 @@ pub fn folded_columns(
         return AxisStrategy::FoldedColumns { tile, splits };
     }
     let row_bytes = |tile: usize| tile * width.max(1) as usize * elem;
-    let splits = |tile: usize| column_splits(shape, tile, width, sm, words).max(1);
+    // Not the `words` walk here: it returned above.
+    let splits = |tile: usize| column_splits(shape, tile, width, sm, false).max(1);
     let mut tile = tile;
     while tile > 1
         && row_bytes(tile / 2) >= AXIS_TILE_MIN_BYTES
