@@ -308,7 +308,8 @@ fn segments<T: ArgRef>(test: &str) {
     };
     let s = handle.default_stream();
     let mut rng = Rng::fresh(test);
-    for &(count, longest) in [(1, 0), (1, 5), (40, 33), (300, 10_000), (2000, 64)].iter() {
+    // Long segments on average take the `segments` kernel (a warp each), short ones `rows`.
+    for &(count, longest) in [(1, 0), (1, 5), (40, 33), (300, 10_000), (2000, 64), (700, 1000)].iter() {
         // Lengths from 0..=longest, one in four empty; each segment one of the arg cases.
         let mut lines = Vec::new();
         for i in 0..count {

@@ -299,6 +299,14 @@ fn axis_arg_kernels_exist_with_vector_loads_and_no_local_memory() {
             }
         }
     }
+    // Segments a warp each: 16-byte loads, the warp's fold of its lanes' tracks.
+    for op in AXIS_ARG_OPS.iter() {
+        for t in AXIS_TYPES.iter() {
+            let name = format!("axis_arg_segments_{}_{}", op, t);
+            assert!(!entry(&name).contains(".local"), "{}: local memory", name);
+            axis_kernel_reads("rows", &name);
+        }
+    }
     // Halves find a vector's extreme two lanes at a time.
     assert!(entry("axis_arg_rows_argmax_bf16").contains("max.NaN.bf16x2"));
     assert!(entry("axis_arg_rows_argmin_f16").contains("min.NaN.f16x2"));
@@ -423,7 +431,10 @@ fn split_load_batches_end_with_the_cta_fence() {
 fn sm90_registers() -> Option<Vec<(String, u32)>> {
     // The path of the machine that built this test: absent where a bundle runs it.
     let ptxas = option_env!("PTXAS").filter(|p| std::path::Path::new(p).exists())?;
-    let dir = std::env::temp_dir().join(format!("cudakernels-ptx-{}", std::process::id()));
+    // A folder per call: the tests that call it run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("cudakernels-ptx-{}-{}", std::process::id(), call));
     std::fs::create_dir_all(&dir).unwrap();
     let ptx = dir.join("kernels.ptx");
     std::fs::write(&ptx, PTX).unwrap();
@@ -450,21 +461,40 @@ fn sm90_registers() -> Option<Vec<(String, u32)>> {
     Some(regs)
 }
 
-/// The typed and arg kernels launch with up to `MAX_BLOCK` = 1024 threads on large inputs, so
-/// they must fit 65,536 registers per block: at most 64 per thread.
-#[test]
-fn kernels_launched_with_1024_threads_fit_64_registers() {
+/// Asserts that each entry point of `names` uses at most `most` registers (`why` says what more
+/// would cost), from `ptxas -v`; a skip line without it.
+fn registers_at_most(names: Vec<String>, most: u32, why: &str) {
     let regs = match sm90_registers() {
         Some(r) => r,
         None => return println!("SKIPPED: no PTXAS in this build's environment"),
     };
-    let mut checked = 0;
-    for name in typed_names().into_iter().chain(arg_names()) {
-        let &(_, count) = regs.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("{} not in ptxas -v", name));
-        assert!(count <= 64, "{} uses {} registers: a 1024-thread block cannot launch", name, count);
-        checked += 1;
+    for name in names.iter() {
+        let &(_, count) = regs.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{} not in ptxas -v", name));
+        assert!(count <= most, "{} uses {} registers: {}", name, count, why);
     }
-    assert_eq!(checked, typed_names().len() + arg_names().len());
+    assert!(!names.is_empty());
+}
+
+/// The typed and arg kernels launch with up to `MAX_BLOCK` = 1024 threads on large inputs, so
+/// they must fit 65,536 registers per block: at most 64 per thread.
+#[test]
+fn kernels_launched_with_1024_threads_fit_64_registers() {
+    let names = typed_names().into_iter().chain(arg_names()).collect();
+    registers_at_most(names, 64, "a 1024-thread block cannot launch");
+}
+
+/// The arg `segments` kernels of types up to 4 bytes keep to 40 registers, so that an SM holds 50
+/// of their warps (25 two-warp blocks), a segment each (48 registers, as `rows` and the f64
+/// `segments` take, leave 42).
+#[test]
+fn segment_kernels_keep_40_registers() {
+    let names = AXIS_ARG_OPS
+        .iter()
+        .flat_map(|op| {
+            AXIS_TYPES.iter().filter(|&&t| t != "f64").map(move |t| format!("axis_arg_segments_{}_{}", op, t))
+        })
+        .collect();
+    registers_at_most(names, 40, "fewer of its warps are resident");
 }
 
 /// Every entry point takes at most the parameters a host launch holds (`MAX_KERNEL_PARAMS`).

@@ -28,14 +28,16 @@ const AXIS_ARG_TILES: usize = AXIS_TILES + TYPED_OPS.len() * AXIS_TILE_TYPES.len
 const AXIS_ARG_WORD_TILES: usize = AXIS_ARG_TILES + AXIS_ARG_OPS.len() * AXIS_TILE_TYPES.len();
 const AXIS_SHORT: usize = AXIS_ARG_WORD_TILES + AXIS_ARG_OPS.len() * AXIS_ARG_WORD_TYPES.len();
 const AXIS_ARG_SHORT: usize = AXIS_SHORT + TYPED_OPS.len() * SHORT_ROW_TYPES.len();
-const FILL: usize = AXIS_ARG_SHORT + AXIS_ARG_OPS.len() * SHORT_ROW_TYPES.len();
+const AXIS_ARG_SEGMENTS: usize = AXIS_ARG_SHORT + AXIS_ARG_OPS.len() * SHORT_ROW_TYPES.len();
+const FILL: usize = AXIS_ARG_SEGMENTS + AXIS_ARG_OPS.len() * AXIS_TYPES.len();
 
 /// The entry points, in table order: the ladder (see `ladder::ladder_index`), its second
 /// passes, the typed ops by (op, type), `sum_f32_f64acc`, the arg ops by (op, type), the sgemv
 /// kernels, the axis kernels by (kernel, op, type), the half-precision gemv kernels, the axis
 /// arg kernels by (kernel, op, type), the axis arg `words` kernels by (op, type), the axis
 /// `tiles` kernels by (op, type), the axis arg `tiles` and `word_tiles` kernels by (op, type),
-/// the axis `short` and arg `short` kernels by (op, type), then the zero fill.
+/// the axis `short` and arg `short` kernels by (op, type), the axis arg `segments` kernels by
+/// (op, type), then the zero fill.
 pub(crate) fn entry_names() -> Vec<String> {
     let mut names = ladder_names();
     debug_assert_eq!(names.len(), LADDER);
@@ -82,6 +84,10 @@ pub(crate) fn entry_names() -> Vec<String> {
     debug_assert_eq!(names.len(), AXIS_ARG_SHORT);
     for op in AXIS_ARG_OPS.iter() {
         names.extend(SHORT_ROW_TYPES.iter().map(|t| format!("axis_arg_short_{}_{}", op, t)));
+    }
+    debug_assert_eq!(names.len(), AXIS_ARG_SEGMENTS);
+    for op in AXIS_ARG_OPS.iter() {
+        names.extend(AXIS_TYPES.iter().map(|t| format!("axis_arg_segments_{}_{}", op, t)));
     }
     debug_assert_eq!(names.len(), FILL);
     names.extend(FILL_KERNELS.iter().map(|k| k.to_string()));
@@ -168,6 +174,12 @@ pub(crate) fn axis_arg_short_entry(op: usize, type_name: &str) -> usize {
     AXIS_ARG_SHORT + op * SHORT_ROW_TYPES.len() + t
 }
 
+/// The axis arg `segments` kernel of arg op number `op` (in `AXIS_ARG_OPS`) over `type_name`.
+pub(crate) fn axis_arg_segments_entry(op: usize, type_name: &str) -> usize {
+    let t = AXIS_TYPES.iter().position(|&t| t == type_name).expect("an axis type");
+    AXIS_ARG_SEGMENTS + op * AXIS_TYPES.len() + t
+}
+
 /// The zero fill, `fill_zero`.
 pub(crate) fn fill_entry() -> usize {
     FILL
@@ -205,6 +217,8 @@ mod tests {
         assert_eq!(names[axis_short_entry(3, "bf16")], "axis_short_minmax_bf16");
         assert_eq!(names[axis_arg_short_entry(0, "f16")], "axis_arg_short_argmin_f16");
         assert_eq!(names[axis_arg_short_entry(1, "bf16")], "axis_arg_short_argmax_bf16");
+        assert_eq!(names[axis_arg_segments_entry(0, "u8")], "axis_arg_segments_argmin_u8");
+        assert_eq!(names[axis_arg_segments_entry(1, "f32")], "axis_arg_segments_argmax_f32");
         assert_eq!(names[gemv_entry(0)], GEMV_KERNELS[0].name);
         assert_eq!(names[axis_entry(0, 1, "bf16")], "axis_rows_min_bf16");
         assert_eq!(names[axis_entry(0, 0, "u8")], "axis_rows_sum_u8");

@@ -14,6 +14,18 @@ pub unsafe fn load_v4(p: *const [u32; 4]) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// `x`, through an instruction the optimizer cannot see into: a loop whose index steps through
+/// it has no count LLVM can compute, so it is not unrolled, and its loads in flight (and the
+/// registers they take) stay the ones the loop body writes.
+#[inline(always)]
+pub fn opaque(x: usize) -> usize {
+    let r: u64;
+    unsafe {
+        asm!("mov.b64 {0}, {1};", out(reg64) r, in(reg64) x as u64, options(pure, nomem, nostack));
+    }
+    r as usize
+}
+
 /// One 16-byte load from L2, past L1 (`ld.global.cg.v4.u32`), for data other blocks stored
 /// before this thread's acquire fence; not reordered across it (no `pure`). `p` 16-byte aligned.
 #[inline(always)]
@@ -95,7 +107,7 @@ pub fn vector_split<E: Element>(input: &[E]) -> (usize, usize, usize) {
 /// The four 16-byte vectors `i`, `i + step`, `i + 2·step` and `i + 3·step` of `vecs`: one
 /// batch of the unrolled loops, its loads issued together.
 #[inline(always)]
-unsafe fn load_batch(vecs: *const [u32; 4], i: usize, step: usize) -> [[u32; 4]; 4] {
+pub(crate) unsafe fn load_batch(vecs: *const [u32; 4], i: usize, step: usize) -> [[u32; 4]; 4] {
     [load_v4(vecs.add(i)), load_v4(vecs.add(i + step)), load_v4(vecs.add(i + 2 * step)), load_v4(vecs.add(i + 3 * step))]
 }
 

@@ -23,14 +23,14 @@ pub(crate) mod plan;
 use kernels::axis::rows_by_vectors;
 use plan::{
     column_width, column_word_tracks, first_block, first_grid, fold_grid, fold_plan, folded_columns, lanes_for,
-    one_element_rows, resolve, rows_aligned, short_rows, AxisFold,
+    one_element_rows, resolve, rows_aligned, segment_warps_fit, short_rows, AxisFold,
 };
 pub use plan::{Axis, AxisShape, AxisStrategy};
 
 use crate::arg::{enqueue_arg, ArgOp, ArgSlot};
 use crate::entries::{
-    axis_arg_entry, axis_arg_short_entry, axis_arg_tiles_entry, axis_arg_word_tiles_entry, axis_arg_words_entry,
-    axis_entry, axis_short_entry, axis_tiles_entry,
+    axis_arg_entry, axis_arg_segments_entry, axis_arg_short_entry, axis_arg_tiles_entry, axis_arg_word_tiles_entry,
+    axis_arg_words_entry, axis_entry, axis_short_entry, axis_tiles_entry,
 };
 use crate::error::{Error, Result};
 use crate::gpu::ResultSlot;
@@ -39,7 +39,7 @@ use crate::launch::div_ceil;
 use crate::raw::view;
 use crate::typed::{enqueue_extreme, enqueue_sum, TypedElement, TypedOp};
 use cust::memory::{DeviceCopy, DeviceSlice};
-use kernels::config::{AXIS_BLOCK, VECTOR_BYTES};
+use kernels::config::{AXIS_BLOCK, VECTOR_BYTES, WARP_SIZE};
 
 /// The axis kernels, in `kernels::axis::AXIS_KERNELS` order (the arg kernels' too).
 const ROWS: usize = 0;
@@ -189,6 +189,20 @@ unsafe fn enqueue<T: DeviceCopy>(q: &mut Enqueue<'_>, job: Job<'_, T>, strategy:
     let grid = first_grid(shape, strategy, job.width, segments, q.gpu().max_grid_x())?;
     let mut args = KernelArgs::new();
     match strategy {
+        AxisStrategy::Rows { lanes: WARP_SIZE, chunks: 1 }
+            if segments
+                && matches!(job.out, Results::Arg { .. })
+                && segment_warps_fit(shape.m, q.gpu().max_grid_x()) =>
+        {
+            let offsets = job.offsets.expect("segments have offsets");
+            args.out("input", job.input).usize(shape.m).usize(job.input.len()).out("offsets", offsets);
+            job.push_results(&mut args);
+            // SAFETY: `axis_arg_segments_{op}_{T}` takes (input, segments, n, offsets, values,
+            // indices, wide) as pushed; `offsets` holds m + 1 offsets, each clamped to the input's
+            // n elements; the outputs hold m results; the grid (`first_grid`) holds a warp per
+            // segment (`segment_warps_fit`), in blocks of `first_block`'s whole warps.
+            unsafe { q.launch(axis_arg_segments_entry(job.op, job.type_name), grid, first_block(segments), &args)? };
+        }
         AxisStrategy::Rows { lanes, chunks } => {
             // Segments clamp their offsets to n, the input's length.
             let n = if job.offsets.is_some() { job.input.len() } else { shape.n };

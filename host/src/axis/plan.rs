@@ -531,6 +531,14 @@ pub fn first_block(segments: bool) -> u32 {
     }
 }
 
+/// Whether argmin and argmax of `m` segments a warp each (`Rows` of a warp's lanes, one chunk)
+/// launch the `segments` kernel (`kernels::axis_arg`), whose warps take a segment each without
+/// a grid stride: its grid of [`first_block`]`(true)`-thread blocks must hold them all within
+/// `max_grid` blocks. Else they take the `rows` kernel.
+pub fn segment_warps_fit(m: usize, max_grid: u32) -> bool {
+    div_ceil(m, (first_block(true) / WARP_SIZE) as usize) <= max_grid as usize
+}
+
 /// Whether `shape`'s rows are one element each, stored contiguously (n = lda = 1): its one
 /// column is contiguous too.
 pub fn one_element_rows(shape: AxisShape) -> bool {

@@ -355,6 +355,25 @@ impl<T: ArgElement, D: Direction<T>> Track<T, D> {
         ValueIndex { value, index: self.vec as u64 }
     }
 
+    /// (value, index) of a track of positions within one range (`reached`, [`Track::see`] at a
+    /// vector's first element): an element outside the range's vectors (before `head` or from
+    /// `tail`) as [`Track::resolve_element`] with `element(position)`, else the first element
+    /// with the tracked key in the vector at that position, `vector(v)` giving vector v's words
+    /// (vectors from `head`); the identity for a track at `usize::MAX` (no elements).
+    #[inline(always)]
+    pub fn resolve_position(
+        self,
+        (head, tail): (usize, usize),
+        element: impl Fn(usize) -> T,
+        vector: impl Fn(usize) -> [u32; 4],
+    ) -> ValueIndex<T> {
+        if self.vec == usize::MAX || self.vec < head || self.vec >= tail {
+            return self.resolve_element(element);
+        }
+        let v = (self.vec - head) / T::PER_VEC;
+        Track::<T, D> { key: self.key, vec: v, dir: PhantomData }.resolve(v + 1, head, vector)
+    }
+
     /// [`Track::resolve`] of the warp's best track, in lane 0 (`lane`; the others get the
     /// identity): the furthest key, then the smallest vector, since threads' vectors are
     /// disjoint and the first element of the smaller comes first. One lane of the warp reads its
