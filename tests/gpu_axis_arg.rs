@@ -206,7 +206,7 @@ fn folded_columns<T: ArgRef>(test: &str) {
         let shape = AxisShape::new(3001, 1029).with_lda(lda);
         let ctx = format!("seed {} {} 3001x1029 lda {} offset {}", rng.seed, T::NAME, lda, offset);
         let (buffer, lines) = matrix::<T>(&mut rng, shape, offset, Axis::Columns);
-        for &(tile, splits) in [(4, 40), (32, 1), (64, 3)].iter() {
+        for &(tile, splits) in [(4, 40), (8, 1), (8, 2), (32, 1), (64, 3)].iter() {
             let strategy = AxisStrategy::FoldedColumns { tile, splits };
             run_along::<T, u64>(s, (&buffer, &lines), offset, shape, Axis::Columns, strategy, &ctx);
             run_along::<T, u32>(s, (&buffer, &lines), offset, shape, Axis::Columns, strategy, &ctx);

@@ -24,7 +24,7 @@ pub const AXIS_MAX_ROW_PIECES: usize = 8 * WARP_SIZE as usize;
 /// H200 calls, bf16 (18) 1.1–1.6% faster.
 pub const AXIS_TILE_MIN_CHUNKS: usize = 16;
 
-/// Column argmin and argmax of halves by words ([`word_tile`]): the most blocks per SM of their
+/// Column argmin and argmax of halves by words ([`arg_tile`]): the most blocks per SM of their
 /// grid, one wave (a `words` block, 90 registers a thread, leaves room for two). Past one block
 /// per SM, fewer splits beat fewer blocks: 8192 × 28,672 bf16 argmax took 114.1 µs in 224 tiles
 /// of 16 threads and no split, 131.5 in 14 tiles of 256 threads × 9 splits (H200).
@@ -35,12 +35,19 @@ pub const AXIS_WORD_COLUMN_MAX_BLOCKS_PER_SM: usize = 2;
 /// of 64 bytes, 18.7 in 32 tiles of 256 bytes × 4 splits, 21.2 in 8 of 1 KiB × 16 (H200).
 pub const AXIS_WORD_TILE_MIN_BYTES: usize = 64;
 
-/// Column argmin and argmax of halves by words: the fewest rows a thread of a [`word_tile`] plan
-/// walks in one split (`AXIS_VECTOR_MIN_ROWS_PER_THREAD` where split). 32 × 128,256 bf16 argmax
+/// Column argmin and argmax of f32 (the `tiles` walk, a vector of columns a thread): the
+/// narrowest tile's share of a row, in bytes. At two blocks per SM, narrower tiles need fewer
+/// splits: 4096² argmax took 24.6 µs in 128 tiles of 128 bytes × 2 splits, 25.7 in 16 of 1 KiB
+/// × 16; 8192² 68.3 in 256 of 128 bytes, 72.7 in 16 of 2 KiB × 16; tiles of 64 bytes lost on
+/// 2^20 × 64 (90–91 µs against 72.6) (H200).
+pub const AXIS_ARG_TILE_MIN_BYTES: usize = 128;
+
+/// Column argmin and argmax ([`arg_tile`]): the fewest rows a thread walks in one split
+/// (`AXIS_VECTOR_MIN_ROWS_PER_THREAD` where split). 32 × 128,256 bf16 argmax
 /// took 11.5 µs in 126 tiles of 128 threads, 16 rows a thread, and 9.8 in `Columns`' 63 tiles of
 /// 256, 32 rows; 2048 × 4096 took 14.0 in 128 tiles of 4 threads, 32 rows, and 15.2 in 16 tiles
 /// of 32 × 8 splits (H200).
-pub const AXIS_WORD_TILE_MIN_ROWS: usize = 32;
+pub const AXIS_ARG_TILE_MIN_ROWS: usize = 32;
 
 /// Axis columns folded in their launch (`column_tiles`): the most partials one thread of a
 /// column tile's last block folds (columns · splits / `AXIS_BLOCK`), four rounds of eight loads;
@@ -328,25 +335,46 @@ fn word_columns(type_name: &str, fold: AxisFold, width: u32) -> bool {
     fold == AxisFold::Args && width > 1 && kernels::axis_arg::AXIS_ARG_WORD_TYPES.contains(&type_name)
 }
 
-/// The tile and splits of the `words` walk over `shape`, `width` columns a thread, from `cols`'
-/// tile `widest` on `sm` SMs: of the power-of-two tiles from `widest` down to
-/// `AXIS_WORD_TILE_MIN_BYTES` of a row, each split into about `sm` blocks (splits rounded to the
-/// nearest, at least one), those that fill the device in one wave (from 95% of `sm` blocks to
-/// `AXIS_WORD_COLUMN_MAX_BLOCKS_PER_SM` per SM) with threads of `AXIS_WORD_TILE_MIN_ROWS` rows
-/// or more (`AXIS_VECTOR_MIN_ROWS_PER_THREAD` where split): the fewest splits, then the widest
+/// Where [`arg_tile`] looks: blocks per SM it splits toward (rounded to the nearest), the most
+/// per SM it keeps, and the narrowest tile's share of a row in bytes.
+#[derive(Clone, Copy)]
+struct ArgTiles {
+    per_sm: usize,
+    most_per_sm: usize,
+    min_bytes: usize,
+}
+
+/// Argmin and argmax of halves by words: a block per SM (90 registers a thread).
+const WORD_TILES: ArgTiles =
+    ArgTiles { per_sm: 1, most_per_sm: AXIS_WORD_COLUMN_MAX_BLOCKS_PER_SM, min_bytes: AXIS_WORD_TILE_MIN_BYTES };
+
+/// Argmin and argmax of f32 by `tiles`: `AXIS_VECTOR_COLUMN_BLOCKS_PER_SM`, no more.
+const TYPED_ARG_TILES: ArgTiles = ArgTiles {
+    per_sm: AXIS_VECTOR_COLUMN_BLOCKS_PER_SM,
+    most_per_sm: AXIS_VECTOR_COLUMN_BLOCKS_PER_SM,
+    min_bytes: AXIS_ARG_TILE_MIN_BYTES,
+};
+
+/// The tile and splits of a column argmin or argmax over `shape`, `width` columns a thread, from
+/// `cols`' tile `widest` on `sm` SMs: of the power-of-two tiles from `widest` down to
+/// `policy.min_bytes` of a row, each split into about `policy.per_sm` blocks per SM (splits
+/// rounded to the nearest, at least one), those that fill the device in one wave (from 95% of
+/// that to `policy.most_per_sm` blocks per SM) with threads of `AXIS_ARG_TILE_MIN_ROWS` rows or
+/// more (`AXIS_VECTOR_MIN_ROWS_PER_THREAD` where split): the fewest splits, then the widest
 /// tile. `None` when no tile qualifies.
-fn word_tile(shape: AxisShape, widest: u32, width: u32, sm: usize) -> Option<(u32, usize)> {
+fn arg_tile(shape: AxisShape, widest: u32, width: u32, sm: usize, policy: ArgTiles) -> Option<(u32, usize)> {
     let threads = div_ceil(shape.n.max(1), width.max(1) as usize);
+    let target = sm * policy.per_sm;
     let mut best: Option<(u32, usize)> = None;
     let mut tile = widest.max(1);
     // A thread's share of a row is one 16-byte vector.
-    while tile as usize * VECTOR_BYTES >= AXIS_WORD_TILE_MIN_BYTES {
+    while tile as usize * VECTOR_BYTES >= policy.min_bytes {
         let (tiles, phases) = (div_ceil(threads, tile as usize), AXIS_BLOCK as usize / tile as usize);
-        let splits = ((2 * sm + tiles) / (2 * tiles)).clamp(1, AXIS_MAX_CHUNKS / phases);
+        let splits = ((2 * target + tiles) / (2 * tiles)).clamp(1, AXIS_MAX_CHUNKS / phases);
         let blocks = tiles * splits;
         let rows = shape.m / (splits * phases);
-        let min_rows = if splits > 1 { AXIS_VECTOR_MIN_ROWS_PER_THREAD } else { AXIS_WORD_TILE_MIN_ROWS };
-        let fills = blocks * 20 >= sm * 19 && blocks <= sm * AXIS_WORD_COLUMN_MAX_BLOCKS_PER_SM;
+        let min_rows = if splits > 1 { AXIS_VECTOR_MIN_ROWS_PER_THREAD } else { AXIS_ARG_TILE_MIN_ROWS };
+        let fills = blocks * 20 >= target * 19 && blocks <= sm * policy.most_per_sm;
         let walks = rows >= min_rows && div_ceil(shape.m, splits) <= kernels::axis_arg::WORD_SPLIT_MAX_ROWS;
         if fills && walks && best.map_or(true, |(_, fewest)| splits < fewest) {
             best = Some((tile, splits));
@@ -358,14 +386,15 @@ fn word_tile(shape: AxisShape, widest: u32, width: u32, sm: usize) -> Option<(u3
 
 /// `Auto`'s columns of `type_name` (`elem` bytes) reduced as `fold`, given Auto's resolved
 /// `strategy`:
-/// - columns of the `words` walk ([`word_columns`]) in the tile and splits of [`word_tile`]
-///   (where none qualifies, `strategy`'s tile split toward `AXIS_WORD_COLUMN_BLOCKS_PER_SM`
-///   blocks per SM);
+/// - argmin and argmax over vectors of columns of a type with `tiles` entries
+///   (`kernels::column_tiles::AXIS_TILE_TYPES`): `FoldedColumns` in the tile and splits of
+///   [`arg_tile`], a block per SM for the `words` walk of halves ([`word_columns`]), two for the
+///   others; where no tile qualifies, the `words` walk takes `strategy`'s tile split toward
+///   `AXIS_WORD_COLUMN_BLOCKS_PER_SM` blocks per SM;
 /// - where `Columns` would then add the fold launch (`AXIS_TILE_MIN_CHUNKS` or more partials a
-///   column; any for the `words` walk) over a type with `tiles` entries
-///   (`kernels::column_tiles::AXIS_TILE_TYPES`), `FoldedColumns` instead: the `words` walk in
-///   its own tile; the others in the widest tile (up to `Columns`' own) whose last blocks fold
-///   at most `AXIS_TILE_FOLD_PARTIALS` partials a thread, but no narrower than
+///   column) over a type with `tiles` entries, `FoldedColumns` instead: the `words` walk in its
+///   own tile; the others in the widest tile (up to `Columns`' own) whose last blocks fold at
+///   most `AXIS_TILE_FOLD_PARTIALS` partials a thread, but no narrower than
 ///   `AXIS_TILE_MIN_BYTES` of a row, splits as `Columns` sets them.
 ///
 /// Any other strategy is returned as it is.
@@ -379,22 +408,29 @@ pub fn folded_columns(
     strategy: AxisStrategy,
 ) -> AxisStrategy {
     let (sm, words) = (sm_count.max(1) as usize, word_columns(type_name, fold, width));
-    let strategy = match strategy {
-        AxisStrategy::Columns { tile, .. } if words => match word_tile(shape, tile, width, sm) {
-            Some((tile, splits)) => AxisStrategy::Columns { tile, splits: splits as u32 },
-            None => columns(shape, tile, width, sm, true),
-        },
-        _ => strategy,
+    let tiles = kernels::column_tiles::AXIS_TILE_TYPES.contains(&type_name);
+    // Whether the tile and splits are set (by `arg_tile`, or the `words` walk's fallback), and
+    // the fewest partials a column folds in the launch.
+    let (strategy, set, min_chunks) = match strategy {
+        AxisStrategy::Columns { tile, .. } if tiles && fold == AxisFold::Args && width > 1 => {
+            let policy = if words { WORD_TILES } else { TYPED_ARG_TILES };
+            match arg_tile(shape, tile, width, sm, policy) {
+                // The `words` walk folds even two partials a column in its launch.
+                Some((tile, splits)) => {
+                    let planned = AxisStrategy::Columns { tile, splits: splits as u32 };
+                    (planned, true, if words { 2 } else { AXIS_TILE_MIN_CHUNKS })
+                }
+                None if words => (columns(shape, tile, width, sm, true), true, AXIS_TILE_MIN_CHUNKS),
+                None => (strategy, false, AXIS_TILE_MIN_CHUNKS),
+            }
+        }
+        _ => (strategy, false, AXIS_TILE_MIN_CHUNKS),
     };
-    let min_chunks = if words { 2 } else { AXIS_TILE_MIN_CHUNKS };
     let tile = match (strategy, fold_plan(shape, strategy)) {
-        (AxisStrategy::Columns { tile, .. }, Some(f)) if f.chunks >= min_chunks => tile as usize,
+        (AxisStrategy::Columns { tile, .. }, Some(f)) if tiles && f.chunks >= min_chunks => tile as usize,
         _ => return strategy,
     };
-    if !kernels::column_tiles::AXIS_TILE_TYPES.contains(&type_name) {
-        return strategy;
-    }
-    if let (true, AxisStrategy::Columns { tile, splits }) = (words, strategy) {
+    if let (true, AxisStrategy::Columns { tile, splits }) = (set, strategy) {
         return AxisStrategy::FoldedColumns { tile, splits };
     }
     let row_bytes = |tile: usize| tile * width.max(1) as usize * elem;

@@ -183,8 +183,8 @@ fn auto_folds_columns_of_floats_in_their_launch_in_narrower_tiles() {
     same("f32", 4, AxisFold::Values, 16, 1 << 22);
     same("i32", 4, AxisFold::Values, 4096, 4096);
     same("f64", 8, AxisFold::Values, 4096, 4096);
-    // Arg ops too; halves by words in their own tiles (below).
-    assert_eq!(folded("f32", 4, AxisFold::Args, 4096, 4096), tiles(64, 16));
+    // Arg ops too, in `arg_tile`'s tiles (below).
+    assert_eq!(folded("f32", 4, AxisFold::Args, 4096, 4096), tiles(8, 2));
     let words = folded("bf16", 2, AxisFold::Args, 1 << 20, 64);
     assert_eq!(words, tiles(4, 66));
     assert!(column_word_tracks("bf16", AxisShape::new(1 << 20, 64), words, 8), "{:?}", words);
@@ -484,6 +484,44 @@ fn column_arg_of_halves_takes_word_tracks_from_16_rows_a_thread() {
 }
 
 #[test]
+fn column_arg_of_f32_takes_the_fewest_splits_at_two_blocks_per_sm() {
+    let arg = |m: usize, n: usize| {
+        let shape = AxisShape::new(m, n);
+        let cols = auto_strategy(Axis::Columns, shape, 4, AxisFold::Args, 4, H100_SMS).1;
+        (cols, folded_columns("f32", 4, AxisFold::Args, shape, 4, H100_SMS, cols))
+    };
+    let tiles = |tile, splits| AxisStrategy::FoldedColumns { tile, splits };
+    // 4096²: 128 tiles of 8 threads (128 bytes of a row) × 2 splits, 64 rows a thread, not 16
+    // tiles of 64 × 16 splits; 8192²: 256 tiles of 8, no split.
+    assert_eq!(arg(4096, 4096).1, tiles(8, 2));
+    assert_eq!(arg(8192, 8192).1, tiles(8, 1));
+    // Narrower tiles than AXIS_ARG_TILE_MIN_BYTES are not taken: 2^20 × 64 keeps 2 tiles of 8
+    // threads × 132 splits; 65,536 × 512 keeps 8 tiles of 16 × 33 (16 tiles of 8 would need 17
+    // splits, past two blocks per SM).
+    assert_eq!(arg(1 << 20, 64).1, tiles(8, 132));
+    assert_eq!(arg(65_536, 512).1, tiles(16, 33));
+    // No tile fills two blocks per SM with rows enough, or none is 128 bytes wide: as before
+    // (8192 × 28,672 in 28 tiles of 256 × 9 splits, whose 9 partials a column take the fold
+    // launch).
+    for &(m, n) in [(8192, 28_672), (32, 128_256), (16, 1 << 22), (2048, 4096)].iter() {
+        let (cols, folded) = arg(m, n);
+        assert_eq!(folded, folded_columns("f32", 4, AxisFold::Values, AxisShape::new(m, n), 4, H100_SMS, cols));
+    }
+    assert_eq!(arg(8192, 28_672).1, AxisStrategy::Columns { tile: 256, splits: 9 });
+    assert_eq!(arg(1 << 20, 16).1, tiles(4, 256));
+    // Every choice is a valid named strategy, of one wave where it splits.
+    for &(m, n) in [(64, 100_000), (300, 4096), (1000, 1000), (5000, 33), (1 << 16, 3), (1 << 18, 800)].iter() {
+        let shape = AxisShape::new(m, n);
+        let strategy = arg(m, n).1;
+        assert_eq!(resolve(Axis::Columns, shape, 4, AxisFold::Args, 4, 1, strategy), Ok((shape, strategy)));
+        if let AxisStrategy::FoldedColumns { tile, splits } = strategy {
+            let blocks = div_ceil(div_ceil(n, 4), tile as usize) * splits as usize;
+            assert!(splits == 1 || blocks <= 2 * H100_SMS as usize, "{}x{}: {:?}", m, n, strategy);
+        }
+    }
+}
+
+#[test]
 fn column_arg_of_halves_takes_the_fewest_splits_that_fill_the_device() {
     let words = |m: usize, n: usize| {
         let shape = AxisShape::new(m, n);
@@ -505,7 +543,7 @@ fn column_arg_of_halves_takes_the_fewest_splits_that_fill_the_device() {
     assert_eq!(words(1 << 20, 64), tiles(4, 66));
     assert_eq!(words(65_536, 512), tiles(4, 8));
     // No tile fills the device in one wave (16 × 2^22: 2,048 tiles of 256 threads at least),
-    // none gives its threads AXIS_WORD_TILE_MIN_ROWS rows (32 × 128,256: 126 tiles of 128, 16
+    // none gives its threads AXIS_ARG_TILE_MIN_ROWS rows (32 × 128,256: 126 tiles of 128, 16
     // rows), or none is 64 bytes wide (2^20 × 16: two threads a row): Columns' tile, split as
     // before.
     assert_eq!(words(16, 1 << 22), cols(256, 1));
