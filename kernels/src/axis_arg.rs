@@ -56,7 +56,7 @@ use crate::{
     ops::ReduceOp,
     piece_fold::walk_pieces,
     thread::{
-        block_index, fold_arg_range, fold_arg_range_piece, grid_blocks, load_batch, load_v4, opaque, pack_v4, store_v4,
+        block_index, fold_arg_range, fold_arg_range_piece, grid_blocks, load_v4, opaque, pack_v4, store_v4,
         track_arg_range_piece, vector_split,
     },
     warp,
@@ -201,9 +201,9 @@ unsafe fn arg_rows_body<E: ArgElement, D: Direction<E>>(
 }
 
 /// `segments`: a warp per segment, in an entry of its own whose few registers (40 at most for
-/// types up to 4 bytes, 48 for `rows`) keep more segments resident. Each lane tracks element positions within the segment (a vector's that of its first
-/// element): its head element, its vectors, then its tail element, in increasing position. The
-/// warp folds the tracks (the furthest key, then the first position: [`FurthestTrack`]), and
+/// types up to 4 bytes, 48 for `rows`) keep more segments resident. Each lane tracks element
+/// positions within the segment (a vector's that of its first element): its head element, its
+/// vectors, then its tail element, in increasing position. The warp folds the tracks (the furthest key, then the first position: [`FurthestTrack`]), and
 /// lane 0 alone reads the winner again.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
@@ -215,9 +215,10 @@ unsafe fn arg_segments_body<E: ArgElement, D: Direction<E>>(
     out: ArgLines<E>,
 ) {
     const LANES: usize = WARP_SIZE as usize;
-    // Vectors a lane loads at once. Four (39–40 registers, 50 warps a SM) beat two (32, every
-    // warp of 8,192 segments resident): f32 segments argmax 45.6 µs against 46.8 (H200), as the
-    // longest segments' chains of batches set the end.
+    // Vectors a lane loads at once. Four (39–40 registers, 50 warps a SM) against two (32, every
+    // warp of 8,192 segments resident), H200, each against the same old build in its own call:
+    // f32 segments argmax 48.5 → 45.4 µs with four, 49.2 → 46.8 with two (the longest
+    // segments' chains of batches set the end); bf16 28.9 → 29.4 with four, 28.8 → 26.9 with two.
     const BATCH: usize = 4;
     let lane = thread_idx_x() as usize % LANES;
     let segment = block_index() * (block_dim_x() as usize / LANES) + thread_idx_x() as usize / LANES;

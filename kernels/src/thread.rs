@@ -107,7 +107,7 @@ pub fn vector_split<E: Element>(input: &[E]) -> (usize, usize, usize) {
 /// The four 16-byte vectors `i`, `i + step`, `i + 2·step` and `i + 3·step` of `vecs`: one
 /// batch of the unrolled loops, its loads issued together.
 #[inline(always)]
-pub(crate) unsafe fn load_batch(vecs: *const [u32; 4], i: usize, step: usize) -> [[u32; 4]; 4] {
+unsafe fn load_batch(vecs: *const [u32; 4], i: usize, step: usize) -> [[u32; 4]; 4] {
     [load_v4(vecs.add(i)), load_v4(vecs.add(i + step)), load_v4(vecs.add(i + 2 * step)), load_v4(vecs.add(i + 3 * step))]
 }
 
