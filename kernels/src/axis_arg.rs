@@ -215,11 +215,6 @@ unsafe fn arg_segments_body<E: ArgElement, D: Direction<E>>(
     out: ArgLines<E>,
 ) {
     const LANES: usize = WARP_SIZE as usize;
-    // Vectors a lane loads at once. Four (39–40 registers, 50 warps a SM) against two (32, every
-    // warp of 8,192 segments resident), H200, each against the same old build in its own call:
-    // f32 segments argmax 48.5 → 45.4 µs with four, 49.2 → 46.8 with two (the longest
-    // segments' chains of batches set the end); bf16 28.9 → 29.4 with four, 28.8 → 26.9 with two.
-    const BATCH: usize = 4;
     let lane = thread_idx_x() as usize % LANES;
     let segment = block_index() * (block_dim_x() as usize / LANES) + thread_idx_x() as usize / LANES;
     if segment >= segments {
@@ -245,6 +240,37 @@ unsafe fn arg_segments_body<E: ArgElement, D: Direction<E>>(
     if lane < head {
         track.see_element(*base.add(lane), lane);
     }
+    // Vectors a lane loads at once: four (39–40 registers, 50 warps a SM) for elements of four
+    // bytes or more, two (32, every warp of 8,192 segments resident) for smaller ones, whose
+    // vectors take more instructions to see. Against the same old build in its own call (H200):
+    // f32 segments argmax 48.5 → 45.4 µs with four, 49.2 → 46.8 with two (the longest
+    // segments' chains of batches set the end); bf16 28.9 → 29.4 with four, 28.8 → 26.9 with two.
+    if core::mem::size_of::<E>() <= 2 {
+        see_segment_vectors::<E, D, 2>(&mut track, vecs, lane, nvec, head);
+    } else {
+        see_segment_vectors::<E, D, 4>(&mut track, vecs, lane, nvec, head);
+    }
+    if let Some(e) = last {
+        track.see_element(e, tail + lane);
+    }
+    let best = warp::reduce::<FurthestTrack<E, D>>(track);
+    if lane == 0 {
+        out.store(segment, best.resolve_position((head, tail), |k| *base.add(k), |v| load_v4(vecs.add(v))));
+    }
+}
+
+/// A `segments` lane's vectors `lane`, `lane + 32`, … of the `nvec` at `vecs` (vector v's
+/// first element at position `head + v·PER_VEC` of the segment), `BATCH` loads in flight.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn see_segment_vectors<E: ArgElement, D: Direction<E>, const BATCH: usize>(
+    track: &mut Track<E, D>,
+    vecs: *const [u32; 4],
+    lane: usize,
+    nvec: usize,
+    head: usize,
+) {
+    const LANES: usize = WARP_SIZE as usize;
     let mut i = lane;
     while i + (BATCH - 1) * LANES < nvec {
         let mut batch = [[0u32; 4]; BATCH];
@@ -262,13 +288,6 @@ unsafe fn arg_segments_body<E: ArgElement, D: Direction<E>>(
         if v < nvec {
             track.see(&load_v4(vecs.add(v)), head + v * E::PER_VEC);
         }
-    }
-    if let Some(e) = last {
-        track.see_element(e, tail + lane);
-    }
-    let best = warp::reduce::<FurthestTrack<E, D>>(track);
-    if lane == 0 {
-        out.store(segment, best.resolve_position((head, tail), |k| *base.add(k), |v| load_v4(vecs.add(v))));
     }
 }
 
