@@ -10,8 +10,25 @@ use std::sync::Arc;
 const THREADS: usize = 8;
 const ROUNDS: usize = 3;
 
+/// Held by each test of this file for its whole run, so that they run one at a time. Their
+/// synchronous copies (`download`, cust's `copy_to`) go through the legacy default stream, which
+/// waits for the work queued before it on every blocking stream and holds back the work queued
+/// after it (the CUDA programming guide's implicit synchronization): one in another thread during
+/// the overlap test's window orders its reduction after the long sgemv.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static INIT: std::sync::Once = std::sync::Once::new();
+    static mut LOCK: Option<std::sync::Mutex<()>> = None;
+    // SAFETY: LOCK is written once, inside `call_once`, which every reader passes first.
+    unsafe {
+        INIT.call_once(|| LOCK = Some(std::sync::Mutex::new(())));
+        // A test that failed holding it poisons it; the others still run.
+        LOCK.as_ref().expect("set by call_once").lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 #[test]
 fn threads_share_one_handle_each_on_its_own_stream() {
+    let _one = one_at_a_time();
     let gpu = match gpu("threads_share_one_handle_each_on_its_own_stream") {
         Some(g) => Arc::new(g),
         None => return,
@@ -65,6 +82,7 @@ fn check_rows(a: &[f32], x: &[f32], n: usize, y: &[f32], rows: impl Iterator<Ite
 
 #[test]
 fn a_reduction_overlaps_a_long_sgemv_on_another_stream() {
+    let _one = one_at_a_time();
     let gpu = match gpu("a_reduction_overlaps_a_long_sgemv_on_another_stream") {
         Some(g) => g,
         None => return,
@@ -86,6 +104,9 @@ fn a_reduction_overlaps_a_long_sgemv_on_another_stream() {
     let started = std::time::Instant::now();
     let sum = short.reduce_sum(&dinput, ReduceStrategy::Auto).unwrap();
     let short_us = started.elapsed().as_secs_f64() * 1e6;
+    // The library adds no wait between streams. That the reduction then finishes first also
+    // needs the device to run the two streams' kernels together, which CUDA allows and the
+    // H100 and H200 do; no other thread's legacy-stream work comes between ([`one_at_a_time`]).
     let long_busy = done.query().unwrap() == EventStatus::NotReady;
     assert_eq!(sum, input.iter().fold(0i32, |s, &v| s.wrapping_add(v)), "seed {}", rng.seed);
     assert!(long_busy, "the sgemv stream finished before the reduction returned ({:.0} µs): no overlap", short_us);
@@ -96,6 +117,7 @@ fn a_reduction_overlaps_a_long_sgemv_on_another_stream() {
 
 #[test]
 fn bad_input_on_a_shared_handle_gets_typed_errors_and_the_handle_keeps_working() {
+    let _one = one_at_a_time();
     let gpu = match gpu("bad_input_on_a_shared_handle_gets_typed_errors_and_the_handle_keeps_working") {
         Some(g) => Arc::new(g),
         None => return,
@@ -157,6 +179,7 @@ fn bad_input_on_a_shared_handle_gets_typed_errors_and_the_handle_keeps_working()
 
 #[test]
 fn dropping_a_stream_or_buffers_with_work_queued_is_safe() {
+    let _one = one_at_a_time();
     let gpu = match gpu("dropping_a_stream_or_buffers_with_work_queued_is_safe") {
         Some(g) => g,
         None => return,
@@ -201,6 +224,7 @@ fn dropping_a_stream_or_buffers_with_work_queued_is_safe() {
 
 #[test]
 fn value_calls_allocate_nothing_once_the_scratch_has_grown() {
+    let _one = one_at_a_time();
     let gpu = match gpu("value_calls_allocate_nothing_once_the_scratch_has_grown") {
         Some(g) => g,
         None => return,
