@@ -22,7 +22,7 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     unsafe {
         INIT.call_once(|| LOCK = Some(std::sync::Mutex::new(())));
         // A test that failed holding it poisons it; the others still run.
-        LOCK.as_ref().expect("set by call_once").lock().unwrap_or_else(|e| e.into_inner())
+        (*std::ptr::addr_of!(LOCK)).as_ref().expect("set by call_once").lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
