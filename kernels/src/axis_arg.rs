@@ -242,9 +242,10 @@ unsafe fn arg_segments_body<E: ArgElement, D: Direction<E>>(
     }
     // Vectors a lane loads at once: four (39–40 registers, 50 warps a SM) for elements of four
     // bytes or more, two (32, every warp of 8,192 segments resident) for smaller ones, whose
-    // vectors take more instructions to see. Against the same old build in its own call (H200):
-    // f32 segments argmax 48.5 → 45.4 µs with four, 49.2 → 46.8 with two (the longest
-    // segments' chains of batches set the end); bf16 28.9 → 29.4 with four, 28.8 → 26.9 with two.
+    // vectors take more instructions to see. Each against the build before it (H200): f32
+    // segments argmax 48.5 → 45.4 µs with four, 49.2 → 46.8 with two (the longest segments'
+    // chains of batches set the end); bf16 29.5 → 27.0 from four to two. 1-byte types follow
+    // the halves unmeasured.
     if core::mem::size_of::<E>() <= 2 {
         see_segment_vectors::<E, D, 2>(&mut track, vecs, lane, nvec, head);
     } else {
