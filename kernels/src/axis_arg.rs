@@ -17,7 +17,6 @@
 //!   ([`fold_if_last`]; `partials` and `tickets` before the outputs): the host's split rows. An
 //!   entry of its own, so that `rows` keeps its code (its registers and speed moved with every
 //!   change to it).
-//!
 //! - `segments`: a warp per segment (input, segments, n, offsets, values, indices, wide), in
 //!   few registers; the host's segments of a warp each.
 //!
@@ -203,8 +202,9 @@ unsafe fn arg_rows_body<E: ArgElement, D: Direction<E>>(
 /// `segments`: a warp per segment, in an entry of its own whose few registers (40 at most for
 /// types up to 4 bytes, 48 for `rows`) keep more segments resident. Each lane tracks element
 /// positions within the segment (a vector's that of its first element): its head element, its
-/// vectors, then its tail element, in increasing position. The warp folds the tracks (the furthest key, then the first position: [`FurthestTrack`]), and
-/// lane 0 alone reads the winner again.
+/// vectors, then its tail element, in increasing position. The warp folds the tracks (the
+/// furthest key, then the first position: [`FurthestTrack`]), and lane 0 alone reads the winner
+/// again.
 #[cfg(target_os = "cuda")]
 #[inline(always)]
 unsafe fn arg_segments_body<E: ArgElement, D: Direction<E>>(
