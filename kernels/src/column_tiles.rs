@@ -36,7 +36,7 @@ use crate::{
     warp,
 };
 #[cfg(target_os = "cuda")]
-use core::ptr::read_volatile;
+use core::{mem::size_of, ptr::read_volatile};
 #[cfg(target_os = "cuda")]
 use cuda_std::{
     prelude::*,
@@ -145,12 +145,12 @@ impl Tile {
 
     /// After every thread has staged its columns: folds each column's phases, then (with more
     /// than one split) stores them as this split's partials (`partials[split·n + c]`), and the
-    /// tile's last block folds every split's; `store(c, v)` takes column c's result. Every
-    /// thread calls it.
+    /// tile's last block folds every split's (by whole rows of partials for pairs,
+    /// [`ROW_FOLD_MIN_BYTES`]); `store(c, v)` takes column c's result. Every thread calls it.
     #[inline(always)]
     unsafe fn fold<O: ReduceOp, S: Fn(usize, O::Acc)>(
         &self,
-        stage: *const O::Acc,
+        stage: *mut O::Acc,
         (n, splits): (usize, u32),
         partials: *mut O::Acc,
         tickets: *mut u32,
@@ -169,9 +169,65 @@ impl Tile {
         fold_in_block::<O, _, _>(lanes, here, self.phases, staged, |c, v| O::put_partial(mine.add(c), v));
         if last_of_tile(tickets.add(self.col_tile), splits) {
             let split_partial = |c: usize, k: usize| read_volatile(partials.add(k * n + c0 + c));
+            if size_of::<O::Acc>() >= ROW_FOLD_MIN_BYTES && lanes > 1 {
+                let rounds = fold_split_rows::<O, _>(stage, (columns, here), splits as usize, split_partial);
+                return fold_in_block::<O, _, _>(lanes, here, rounds, staged, |c, v| store(c0 + c, v));
+            }
             fold_in_block::<O, _, _>(lanes, here, splits as usize, split_partial, |c, v| store(c0 + c, v));
         }
     }
+}
+
+/// Accumulators of this size or more (the arg ops' (value, index) pairs) are folded across
+/// splits by whole rows of partials ([`fold_split_rows`]) where a tile's columns take groups of
+/// lanes. 2^20 × 16 argmax (256 and 128 splits): f32 29.0 → 26.9 µs, bf16 21.5 → 20.9; the
+/// same rows slowed the sums (f32 24.3 → 25.2, bf16 16.3 → 17.6) and left max as it was (H200).
+#[cfg(target_os = "cuda")]
+const ROW_FOLD_MIN_BYTES: usize = 16;
+
+/// A tile's last block, after its ticket, for `columns` < B (a power of two): thread t folds
+/// column t mod `columns` of splits ⌊t / columns⌋, ⌊t / columns⌋ + B / columns, … in order
+/// (`load(c, k)`, eight loads in flight) and stages it as [`Tile::slot`] lays phases out;
+/// returns the rounds staged per column, B / columns. A warp's loads then cover whole rows of
+/// partials, where groups of lanes per column read pairs a row apart.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn fold_split_rows<O: ReduceOp, L: Fn(usize, usize) -> O::Acc>(
+    stage: *mut O::Acc,
+    (columns, here): (usize, usize),
+    splits: usize,
+    load: L,
+) -> usize {
+    let tid = thread_idx_x() as usize;
+    let rounds = block_dim_x() as usize / columns;
+    let (first, c) = (tid / columns, tid % columns);
+    let mut v = O::identity();
+    if c < here {
+        let mut k = first;
+        while k + 7 * rounds < splits {
+            let b = [
+                load(c, k),
+                load(c, k + rounds),
+                load(c, k + 2 * rounds),
+                load(c, k + 3 * rounds),
+                load(c, k + 4 * rounds),
+                load(c, k + 5 * rounds),
+                load(c, k + 6 * rounds),
+                load(c, k + 7 * rounds),
+            ];
+            for j in 0..8 {
+                v = O::combine(v, b[j]);
+            }
+            k += 8 * rounds;
+        }
+        while k < splits {
+            v = O::combine(v, load(c, k));
+            k += rounds;
+        }
+    }
+    *stage.add(first * columns + c) = v;
+    sync_threads();
+    rounds
 }
 
 #[cfg(target_os = "cuda")]
