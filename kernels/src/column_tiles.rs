@@ -58,9 +58,43 @@ fn tile_lanes(columns: usize) -> u32 {
     (block_dim_x() as usize / columns).clamp(1, WARP_SIZE as usize) as u32
 }
 
+/// Folds `load(k)` for k = `first`, `first` + `stride`, … below `count`, in order, eight loads
+/// in flight.
+#[cfg(target_os = "cuda")]
+#[inline(always)]
+unsafe fn fold_strided<O: ReduceOp, L: Fn(usize) -> O::Acc>(
+    first: usize,
+    stride: usize,
+    count: usize,
+    load: L,
+) -> O::Acc {
+    let (mut v, mut k) = (O::identity(), first);
+    while k + 7 * stride < count {
+        let b = [
+            load(k),
+            load(k + stride),
+            load(k + 2 * stride),
+            load(k + 3 * stride),
+            load(k + 4 * stride),
+            load(k + 5 * stride),
+            load(k + 6 * stride),
+            load(k + 7 * stride),
+        ];
+        for j in 0..8 {
+            v = O::combine(v, b[j]);
+        }
+        k += 8 * stride;
+    }
+    while k < count {
+        v = O::combine(v, load(k));
+        k += stride;
+    }
+    v
+}
+
 /// Folds `columns` columns of `count` values each (`load(c, k)`) in the block, storing column
 /// c's result with `store(c, v)`: a group of `lanes` lanes (a power of two ≤ 32) per column,
-/// lane j folding values j, j + lanes, … in order, eight loads in flight, then the group's
+/// lane j folding values j, j + lanes, … ([`fold_strided`]), then the group's
 /// shuffle tree. Every thread calls it. (`axis::fold_in_groups` over one block; apart so that
 /// the `fold` kernels keep their code.)
 #[cfg(target_os = "cuda")]
@@ -80,31 +114,8 @@ unsafe fn fold_in_block<O: ReduceOp, L: Fn(usize, usize) -> O::Acc, S: Fn(usize,
     let mut first = 0;
     while first + warp_first < columns {
         let c = first + group;
-        let mut v = O::identity();
-        if c < columns {
-            let mut k = lane;
-            let stride = lanes as usize;
-            while k + 7 * stride < count {
-                let b = [
-                    load(c, k),
-                    load(c, k + stride),
-                    load(c, k + 2 * stride),
-                    load(c, k + 3 * stride),
-                    load(c, k + 4 * stride),
-                    load(c, k + 5 * stride),
-                    load(c, k + 6 * stride),
-                    load(c, k + 7 * stride),
-                ];
-                for j in 0..8 {
-                    v = O::combine(v, b[j]);
-                }
-                k += 8 * stride;
-            }
-            while k < count {
-                v = O::combine(v, load(c, k));
-                k += stride;
-            }
-        }
+        let v =
+            if c < columns { fold_strided::<O, _>(lane, lanes as usize, count, |k| load(c, k)) } else { O::identity() };
         let v = warp::group_reduce::<O>(v, lanes);
         if lane == 0 && c < columns {
             store(c, v);
@@ -187,7 +198,7 @@ const ROW_FOLD_MIN_BYTES: usize = 16;
 
 /// A tile's last block, after its ticket, for `columns` < B (a power of two): thread t folds
 /// column t mod `columns` of splits ⌊t / columns⌋, ⌊t / columns⌋ + B / columns, … in order
-/// (`load(c, k)`, eight loads in flight) and stages it as [`Tile::slot`] lays phases out;
+/// (`load(c, k)`, [`fold_strided`]) and stages it as [`Tile::slot`] lays phases out;
 /// returns the rounds staged per column, B / columns. A warp's loads then cover whole rows of
 /// partials, where groups of lanes per column read pairs a row apart.
 #[cfg(target_os = "cuda")]
@@ -201,30 +212,7 @@ unsafe fn fold_split_rows<O: ReduceOp, L: Fn(usize, usize) -> O::Acc>(
     let tid = thread_idx_x() as usize;
     let rounds = block_dim_x() as usize / columns;
     let (first, c) = (tid / columns, tid % columns);
-    let mut v = O::identity();
-    if c < here {
-        let mut k = first;
-        while k + 7 * rounds < splits {
-            let b = [
-                load(c, k),
-                load(c, k + rounds),
-                load(c, k + 2 * rounds),
-                load(c, k + 3 * rounds),
-                load(c, k + 4 * rounds),
-                load(c, k + 5 * rounds),
-                load(c, k + 6 * rounds),
-                load(c, k + 7 * rounds),
-            ];
-            for j in 0..8 {
-                v = O::combine(v, b[j]);
-            }
-            k += 8 * rounds;
-        }
-        while k < splits {
-            v = O::combine(v, load(c, k));
-            k += rounds;
-        }
-    }
+    let v = if c < here { fold_strided::<O, _>(first, rounds, splits, |k| load(c, k)) } else { O::identity() };
     *stage.add(first * columns + c) = v;
     sync_threads();
     rounds
