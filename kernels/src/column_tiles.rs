@@ -4,8 +4,8 @@
 //! rows its threads took in turn) through shared memory into one partial per column, and the
 //! last block of each column tile to finish (a ticket on the tile's counter, [`last_of_tile`])
 //! folds the tile's splits into the results: no `fold` launch, and splits·n partials instead of
-//! splits·phases·n. The fold order is fixed (lanes, then phases, then splits), so results are
-//! deterministic.
+//! splits·phases·n. The fold order is fixed for a launch's shape (see the thread mapping), so
+//! results are deterministic.
 //!
 //! The host narrows the tiles (`folded_columns`) so that many tiles share the final folds and
 //! each thread of a last block folds a few partials.
@@ -20,7 +20,10 @@
 //! # Thread mapping
 //! The walk: `cols`' ([`crate::axis`]), or `words`' ([`crate::column_tracks`]). The folds: column
 //! c of the tile to the group of [`tile_lanes`] lanes `c mod groups`, lane j of it folding phases
-//! (then splits) j, j + lanes, … in order, then the group's shuffle tree.
+//! (then splits) j, j + lanes, … in order, then the group's shuffle tree. The splits of (value,
+//! index) pairs in tiles narrower than the block: thread t first folds column t mod columns of
+//! every (B / columns)-th split from ⌊t / columns⌋ ([`fold_split_rows`]), then those rounds fold
+//! as the phases do.
 #[cfg(target_os = "cuda")]
 use crate::{
     axis::walk_column_values,
