@@ -59,8 +59,8 @@ use crate::{
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
     piece_fold::walk_pieces,
     thread::{
-        block_index, fold_range, fold_range_piece, grid_blocks, grid_position, issue_loads_together, load_v4, pack_v4,
-        store_v4,
+        block_index, fold_range, fold_range_piece, fold_strided, grid_blocks, grid_position, issue_loads_together,
+        load_v4, pack_v4, store_v4,
     },
     warp,
 };
@@ -133,31 +133,12 @@ pub(crate) unsafe fn fold_in_groups<O: ReduceOp, L: Fn(usize, usize) -> O::Acc, 
     let mut first = block_index() * per_block;
     while first + warp_first < items {
         let item = first + group;
-        let mut v = O::identity();
-        if item < items {
-            // Partials lane, lane + lanes, … in order, eight loads in flight.
-            let (mut k, step) = (lane, lanes as usize);
-            while k + 7 * step < chunks {
-                let b = [
-                    load(item, k),
-                    load(item, k + step),
-                    load(item, k + 2 * step),
-                    load(item, k + 3 * step),
-                    load(item, k + 4 * step),
-                    load(item, k + 5 * step),
-                    load(item, k + 6 * step),
-                    load(item, k + 7 * step),
-                ];
-                for j in 0..8 {
-                    v = O::combine(v, b[j]);
-                }
-                k += 8 * step;
-            }
-            while k < chunks {
-                v = O::combine(v, load(item, k));
-                k += step;
-            }
-        }
+        // Partials lane, lane + lanes, … in order.
+        let v = if item < items {
+            fold_strided::<O, _>(lane, lanes as usize, chunks, |k| load(item, k))
+        } else {
+            O::identity()
+        };
         let v = warp::group_reduce::<O>(v, lanes);
         if lane == 0 && item < items {
             store(item, v);

@@ -35,7 +35,7 @@ use crate::{
     ops::{Element, Fold, Max, Min, MinMax, ReduceOp, Sum},
     sgemv::tile_fold::last_of_tile,
     shared::shared_array,
-    thread::block_index,
+    thread::{block_index, fold_strided},
     warp,
 };
 #[cfg(target_os = "cuda")]
@@ -59,40 +59,6 @@ pub const TILE_STAGE: usize = crate::config::AXIS_BLOCK as usize * 8;
 #[inline(always)]
 fn tile_lanes(columns: usize) -> u32 {
     (block_dim_x() as usize / columns).clamp(1, WARP_SIZE as usize) as u32
-}
-
-/// Folds `load(k)` for k = `first`, `first` + `stride`, … below `count`, in order, eight loads
-/// in flight.
-#[cfg(target_os = "cuda")]
-#[inline(always)]
-unsafe fn fold_strided<O: ReduceOp, L: Fn(usize) -> O::Acc>(
-    first: usize,
-    stride: usize,
-    count: usize,
-    load: L,
-) -> O::Acc {
-    let (mut v, mut k) = (O::identity(), first);
-    while k + 7 * stride < count {
-        let b = [
-            load(k),
-            load(k + stride),
-            load(k + 2 * stride),
-            load(k + 3 * stride),
-            load(k + 4 * stride),
-            load(k + 5 * stride),
-            load(k + 6 * stride),
-            load(k + 7 * stride),
-        ];
-        for j in 0..8 {
-            v = O::combine(v, b[j]);
-        }
-        k += 8 * stride;
-    }
-    while k < count {
-        v = O::combine(v, load(k));
-        k += stride;
-    }
-    v
 }
 
 /// Folds `columns` columns of `count` values each (`load(c, k)`) in the block, storing column

@@ -15,7 +15,7 @@ use crate::block::fence_acq_rel_gpu;
 use crate::config::WARP_SIZE;
 use crate::ops::ReduceOp;
 use crate::shuffle::shfl_idx_b32;
-use crate::thread::{block_index, grid_blocks};
+use crate::thread::{block_index, fold_strided, grid_blocks};
 use crate::warp;
 use core::ptr::{read_volatile, write_volatile};
 use core::sync::atomic::Ordering;
@@ -107,30 +107,8 @@ pub unsafe fn fold_if_last<O: ReduceOp>(
     // Every lane runs the loop (no pieces outside the last group) and the group's shuffles.
     let count = if last { pieces } else { 0 };
     let base = partials.add(row * pieces);
-    let load = |k: usize| read_volatile(base.add(k));
-    let (mut k, step) = ((lane - first) as usize, lanes as usize);
-    let mut v = O::identity();
     // Eight loads in flight: one round for the host's rows (at most `AXIS_MAX_ROW_PIECES` pieces).
-    while k + 7 * step < count {
-        let b = [
-            load(k),
-            load(k + step),
-            load(k + 2 * step),
-            load(k + 3 * step),
-            load(k + 4 * step),
-            load(k + 5 * step),
-            load(k + 6 * step),
-            load(k + 7 * step),
-        ];
-        for j in 0..8 {
-            v = O::combine(v, b[j]);
-        }
-        k += 8 * step;
-    }
-    while k < count {
-        v = O::combine(v, load(k));
-        k += step;
-    }
+    let v = fold_strided::<O, _>((lane - first) as usize, lanes as usize, count, |k| read_volatile(base.add(k)));
     let v = warp::group_reduce::<O>(v, lanes);
     if last {
         Some(v)

@@ -1,7 +1,7 @@
 //! Thread level: vector loads and each thread's share of a device-wide reduction.
 use crate::config::{VECTOR_BYTES, VECTOR_UNROLL, WARP_SIZE};
 use crate::ops::arg::{ArgElement, ArgFold};
-use crate::ops::{Element, Fold};
+use crate::ops::{Element, Fold, ReduceOp};
 use cuda_std::thread::{block_dim_x, block_idx_x, grid_dim_x, thread_idx_x};
 
 /// One 16-byte read-only load (`ld.global.nc.v4.u32`). `p` must be 16-byte aligned.
@@ -34,6 +34,40 @@ pub unsafe fn load_v4_l2(p: *const [u32; 4]) -> [u32; 4] {
     asm!("ld.global.cg.v4.u32 {{{0}, {1}, {2}, {3}}}, [{4}];",
          out(reg32) a, out(reg32) b, out(reg32) c, out(reg32) d, in(reg64) p as u64, options(nostack));
     [a, b, c, d]
+}
+
+/// Folds `load(k)` for k = `first`, `first` + `stride`, … below `count`, in order, eight loads
+/// in flight: the fold of other blocks' partials (a piece's, a split's, a phase's) in the
+/// `fold`, `pieces` and `tiles` kernels.
+#[inline(always)]
+pub unsafe fn fold_strided<O: ReduceOp, L: Fn(usize) -> O::Acc>(
+    first: usize,
+    stride: usize,
+    count: usize,
+    load: L,
+) -> O::Acc {
+    let (mut v, mut k) = (O::identity(), first);
+    while k + 7 * stride < count {
+        let b = [
+            load(k),
+            load(k + stride),
+            load(k + 2 * stride),
+            load(k + 3 * stride),
+            load(k + 4 * stride),
+            load(k + 5 * stride),
+            load(k + 6 * stride),
+            load(k + 7 * stride),
+        ];
+        for j in 0..8 {
+            v = O::combine(v, b[j]);
+        }
+        k += 8 * stride;
+    }
+    while k < count {
+        v = O::combine(v, load(k));
+        k += stride;
+    }
+    v
 }
 
 /// One 16-byte store (`st.global.v4.u32`) of `w` at the global address of generic pointer `p`.
