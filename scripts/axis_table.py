@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The table of reductions along an axis from one device call's markdown output: ours
 (`bin/bench axis`), native CUB (`native_peers axis`) and torch (`torch_peers.py --only axis`), with
-the faster peer over ours for each row and how many rows are below it.
+the faster peer over ours for each row, how many rows are below it, and how many of the rows
+whose input is 64 MiB or more read below 90% of the copy rate (by the bytes they move).
 
 Usage: python3 axis_table.py RESULTS_DIR
 RESULTS_DIR holds bench.md, native.md and torch.md (the three programs' stdout).
@@ -12,6 +13,9 @@ import sys
 from peer_charts import number, tables
 
 SHORT = {"float32": "f32", "bfloat16": "bf16"}
+ELEMENT_BYTES = {"f32": 4, "bf16": 2}
+# Issue 25's bandwidth target: at least 90% of the copy rate on every input of 64 MiB or more.
+BIG_INPUT_BYTES, BIG_INPUT_COPY_PERCENT = 64 << 20, 90.0
 # torch's max(dim) gives values and indices, as our argmax rows; argmax(dim) the indices alone.
 TORCH_OPS = {"sum": "sum", "amax": "max", "max": "argmax", "argmax": "argmax indices"}
 
@@ -43,6 +47,14 @@ def peers(results):
     return got
 
 
+def input_bytes(row):
+    """The input's bytes: m × n elements for a matrix, else GB/s × µs (a segmented input)."""
+    m, _, n = row["shape"].partition(" × ")
+    if m.isdigit() and n.isdigit():
+        return int(m) * int(n) * ELEMENT_BYTES[row["type"]]
+    return number(row["GB/s"]) * number(row["median µs"]) * 1e3
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -52,6 +64,7 @@ def main():
           "torch µs | best peer / ours |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     below = total = 0
+    big, slow = 0, []
     for title, _, rows in tables(os.path.join(results, "bench.md")):
         if not title.startswith("Reductions along an axis"):
             continue
@@ -67,9 +80,16 @@ def main():
             fmt = lambda who: f"{peer[who]:.1f}" if peer.get(who) else "-"  # noqa: E731
             shown = f"{ratio:.2f}×" if ratio is not None else "-"
             moved = r.get("% of copy rate, bytes moved", "-")
+            rate = number(moved.rstrip("%"))
+            if rate is not None and input_bytes(r) >= BIG_INPUT_BYTES:
+                big += 1
+                if rate < BIG_INPUT_COPY_PERCENT:
+                    slow.append(f"{key[0]} {key[1]} {key[2]} {key[3]} ({moved})")
             print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {ours:.1f} | {r['% of same-size copy']} | {moved} | "
                   f"{fmt('CUB')} | {fmt('torch')} | {shown} |")
     print(f"\n{below} of {total} rows with a peer are below the faster peer.")
+    print(f"\n{len(slow)} of {big} rows of 64 MiB or more are below {BIG_INPUT_COPY_PERCENT:.0f}% of the copy rate "
+          f"by the bytes they move{': ' if slow else '.'}{', '.join(slow)}{'.' if slow else ''}")
 
 
 if __name__ == "__main__":
