@@ -10,10 +10,9 @@ RESULTS_DIR holds bench.md, native.md and torch.md (the three programs' stdout).
 import os
 import sys
 
-from peer_charts import number, tables
+from peer_charts import ELEMENT_BYTES, number, tables
 
 SHORT = {"float32": "f32", "bfloat16": "bf16"}
-ELEMENT_BYTES = {"f32": 4, "bf16": 2}
 # Issue 25's bandwidth target: at least 90% of the copy rate on every input of 64 MiB or more.
 BIG_INPUT_BYTES, BIG_INPUT_COPY_PERCENT = 64 << 20, 90.0
 # torch's max(dim) gives values and indices, as our argmax rows; argmax(dim) the indices alone.
@@ -88,8 +87,8 @@ def main():
             print(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {ours:.1f} | {r['% of same-size copy']} | {moved} | "
                   f"{fmt('CUB')} | {fmt('torch')} | {shown} |")
     print(f"\n{below} of {total} rows with a peer are below the faster peer.")
-    print(f"\n{len(slow)} of {big} rows of 64 MiB or more are below {BIG_INPUT_COPY_PERCENT:.0f}% of the copy rate "
-          f"by the bytes they move{': ' if slow else '.'}{', '.join(slow)}{'.' if slow else ''}")
+    print(f"\n{len(slow)} of {big} rows of {BIG_INPUT_BYTES >> 20} MiB or more are below {BIG_INPUT_COPY_PERCENT:.0f}% "
+          "of the copy rate by the bytes they move" + (": " + ", ".join(slow) + "." if slow else "."))
 
 
 if __name__ == "__main__":

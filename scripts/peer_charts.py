@@ -12,6 +12,8 @@ import os
 import sys
 
 INPUT_BYTES = 1 << 28
+# Bytes per element of each type the tables name.
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "u8": 1, "i32": 4}
 
 
 def tables(path):
@@ -81,7 +83,7 @@ def reductions(results):
             t, us = TORCH_DTYPE.get(r.get("dtype", "")), number(r.get("median µs", ""))
             if t is None or "cold" not in r.get("mode", "") or not r.get("shape", "").isdigit():
                 continue
-            if int(r["shape"]) * {"f16": 2, "bf16": 2, "f32": 4, "u8": 1, "i32": 4}[t] != INPUT_BYTES:
+            if int(r["shape"]) * ELEMENT_BYTES[t] != INPUT_BYTES:
                 continue
             what = r["what"]
             if what == "x.sum(dtype=torch.float32)" or (what == "torch.sum" and t not in ("f16", "bf16")):
