@@ -105,19 +105,28 @@ pub struct VectorColumnsPlan {
     pub grid: usize,
 }
 
-/// Rows a thread of the vectorized Op::T kernel walks at least in one split: one batch of
-/// `SGEMV_BATCHED_ROWS` loads (on the 512-row attention shapes 4 beat 8 by about 1 µs, and 2
-/// was slower with halves: tuning log, third gemv round).
+/// Rows per thread of a split that the choice of tile width counts on: narrower tiles take the
+/// place of splits only where splits of this many rows would not fill the wave (one batch of
+/// `SGEMV_BATCHED_ROWS` loads; counting splits of [`MIN_SPLIT_ROWS_PER_THREAD`] instead narrowed
+/// 32 × 4096 × 64 to four threads per row, 10.3 → 10.7 µs: tuning log, the 512-row heads).
 const MIN_ROWS_PER_THREAD: usize = 4;
+
+/// Rows a thread of the vectorized Op::T kernel walks at least in a split: two batches of
+/// `SGEMV_BATCHED_ROWS` loads. A split of one batch costs more in the hand-off (fence, ticket,
+/// fold of the splits) than it saves: 64 × 512 × 128 bf16 took 7.8 µs in two splits of one
+/// batch a thread and 5.8 in one split of two (tuning log, the 512-row heads).
+const MIN_SPLIT_ROWS_PER_THREAD: usize = 2 * SGEMV_BATCHED_ROWS;
 
 /// Threads per row of the vectorized Op::T kernel at most: a warp reads 256 consecutive
 /// elements of a row, and the block's eight row groups keep `SGEMV_BATCHED_ROWS` rows each in
 /// flight, while 8 · lanes columns leave a thread of the block per column to fold.
 pub const MAX_COLUMN_LANES: usize = WARP_SIZE as usize;
 
-/// Threads per row of the vectorized Op::T kernel at least: a tile then reads 32 bytes or more
-/// of each row (a whole sector of halves).
-pub const MIN_COLUMN_LANES: usize = 2;
+/// Threads per row of the vectorized Op::T kernel at least: a tile then reads 64 bytes or more
+/// of each row, and the block's fold over its row groups adds 64 of them, not 128 (on the
+/// 512-row attention heads, halves 8–16% faster than at two threads per row, f32 −3% to +8%:
+/// tuning log, the 512-row heads).
+pub const MIN_COLUMN_LANES: usize = 4;
 
 /// A split's rows past its last whole pass of the block (`SGEMV_BATCHED_ROWS` rows per row
 /// group) are loaded one at a time, each costing 0.5–0.8 of a whole pass (Llama Op::T shapes,
@@ -128,7 +137,7 @@ const SPLIT_TAIL_PARTS: usize = 4;
 /// [`VectorColumnsPlan`] for `batch` problems of m × n (n a multiple of 8) on `sm_count` SMs
 /// keeping `blocks_per_sm` blocks each: the fewest threads per row (a power of two up to
 /// [`MAX_COLUMN_LANES`]) covering n / 8, then rows split until the grid fills one wave, each
-/// split at least `MIN_ROWS_PER_THREAD` rows per thread, and rounded up to whole passes where
+/// split at least [`MIN_SPLIT_ROWS_PER_THREAD`] rows per thread, and rounded up to whole passes where
 /// [`SPLIT_TAIL_PARTS`] says (which may leave the wave a few blocks short). When even the most
 /// splits would not fill the wave (few rows), narrower tiles (down to [`MIN_COLUMN_LANES`])
 /// take the place of splits: as many blocks, without the fold across blocks (a fence, a ticket
@@ -147,7 +156,7 @@ pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, bloc
     }
     let tiles = tiles_of(lanes);
     let base = batch.saturating_mul(tiles).max(1);
-    let max_splits = max_splits_of(lanes);
+    let max_splits = (m / ((block / lanes) * MIN_SPLIT_ROWS_PER_THREAD)).max(1);
     let splits = (wave / base).clamp(1, max_splits);
     let mut rows_per_split = div_ceil(m, splits).max(1);
     let pass = (block / lanes) * SGEMV_BATCHED_ROWS;
@@ -221,21 +230,24 @@ mod tests {
         assert_eq!(p.splits, 528 / 32);
         assert_eq!(p.grid, 32 * p.splits);
         assert!(p.rows_per_split * p.splits >= 32768 && p.rows_per_split * (p.splits - 1) < 32768);
-        // Few rows: no split below MIN_ROWS_PER_THREAD = 4 rows per thread (n = 64: 32 groups,
-        // 128 rows). Where even the most splits leave the wave short, narrower tiles replace
-        // them: 512 rows of 64 take 2 threads per row, 4 tiles, 128 groups of 4 rows, no split.
+        // Few rows: where even the most splits leave the wave short, narrower tiles replace them,
+        // down to MIN_COLUMN_LANES = 4 threads per row; no split below MIN_SPLIT_ROWS_PER_THREAD
+        // = 8 rows per thread. 512 rows of 64 or 128 take 4 threads per row, 64 groups of 8
+        // rows, no split (two splits of 4 rows a thread would fill the wave, and be slower).
         let p = vector_columns_plan(512, 64, 32, 132, 4);
-        assert_eq!((p.lanes, p.tiles, p.splits, p.grid), (2, 4, 1, 128));
+        assert_eq!((p.lanes, p.tiles, p.splits, p.grid), (4, 2, 1, 64));
         let p = vector_columns_plan(512, 128, 64, 132, 4);
-        assert_eq!((p.lanes, p.tiles, p.splits, p.grid), (2, 8, 1, 512));
+        assert_eq!((p.lanes, p.tiles, p.splits, p.grid), (4, 4, 1, 256));
+        let p = vector_columns_plan(1024, 64, 32, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits), (4, 2, 2), "two splits of 8 rows a thread");
         assert_eq!(vector_columns_plan(255, 64, 1, 132, 4).splits, 1);
         assert_eq!(vector_columns_plan(255, 64, 1, 132, 4).lanes, 8, "one split at most: tiles stay");
         let p = vector_columns_plan(256, 64, 1, 132, 4);
         assert_eq!((p.lanes, p.tiles, p.splits), (4, 2, 1));
         // Never narrower than MIN_COLUMN_LANES, even when splits remain.
-        let p = vector_columns_plan(2048, 32, 1, 132, 4);
+        let p = vector_columns_plan(2048, 64, 1, 132, 4);
         assert_eq!((p.lanes, p.tiles), (MIN_COLUMN_LANES, 2));
-        assert_eq!(p.splits, 2048 / ((SGEMV_BATCHED_BLOCK as usize / MIN_COLUMN_LANES) * MIN_ROWS_PER_THREAD));
+        assert_eq!(p.splits, 2048 / ((SGEMV_BATCHED_BLOCK as usize / MIN_COLUMN_LANES) * MIN_SPLIT_ROWS_PER_THREAD));
         // Rows enough to fill the wave with splits: the tiles stay whole (4,096-row heads).
         let p = vector_columns_plan(4096, 64, 64, 132, 4);
         assert_eq!((p.lanes, p.tiles, p.splits), (8, 1, 8));
@@ -364,8 +376,9 @@ mod tests {
             // 4 blocks per SM (~58 registers).
             let plan = vector_columns_plan(m, n, count, 132, 4);
             let rows_per_thread = plan.rows_per_split / (SGEMV_BATCHED_BLOCK as usize / plan.lanes);
-            assert!(plan.grid >= 132 || rows_per_thread < 2 * MIN_ROWS_PER_THREAD, "{}: Op::T plan {:?}", line, plan);
-            assert!(plan.splits == 1 || rows_per_thread >= MIN_ROWS_PER_THREAD, "{}: {:?}", line, plan);
+            let few_rows = rows_per_thread < 2 * MIN_SPLIT_ROWS_PER_THREAD;
+            assert!(plan.grid >= 132 || few_rows, "{}: Op::T plan {:?}", line, plan);
+            assert!(plan.splits == 1 || rows_per_thread >= MIN_SPLIT_ROWS_PER_THREAD, "{}: {:?}", line, plan);
             let pass = SGEMV_BATCHED_ROWS * (SGEMV_BATCHED_BLOCK as usize / plan.lanes);
             assert!(plan.splits == 1 || plan.rows_per_split % pass <= pass / SPLIT_TAIL_PARTS, "{}: {:?}", line, plan);
             assert!(plan.grid <= 132 * 4, "{}: one wave: {:?}", line, plan);
