@@ -124,7 +124,7 @@ pub const MAX_COLUMN_LANES: usize = WARP_SIZE as usize;
 
 /// Threads per row of the vectorized Op::T kernel at least: a tile then reads 64 bytes or more
 /// of each row, and the block's fold over its row groups adds 64 of them, not 128 (on the
-/// 512-row attention heads, halves 8–16% faster than at two threads per row, f32 −3% to +8%:
+/// 512-row attention heads, halves 6–15% faster than at two threads per row, f32 −2% to +10%:
 /// tuning log, the 512-row heads).
 pub const MIN_COLUMN_LANES: usize = 4;
 
