@@ -146,17 +146,19 @@ pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, bloc
     let block = SGEMV_BATCHED_BLOCK as usize;
     let wave = (sm_count as usize * blocks_per_sm.max(1) as usize).max(1);
     let tiles_of = |lanes: usize| div_ceil(n, 8 * lanes).max(1);
-    let max_splits_of = |lanes: usize| (m / ((block / lanes) * MIN_ROWS_PER_THREAD)).max(1);
+    // The most splits of m rows giving each of a block's row groups `rows` rows a thread.
+    let max_splits_of = |lanes: usize, rows: usize| (m / ((block / lanes) * rows)).max(1);
+    let narrowing_splits = |lanes: usize| max_splits_of(lanes, MIN_ROWS_PER_THREAD);
     let mut lanes = (n / 8).max(1).next_power_of_two().min(MAX_COLUMN_LANES);
     while lanes > MIN_COLUMN_LANES
-        && max_splits_of(lanes) > 1
-        && batch.saturating_mul(tiles_of(lanes)).saturating_mul(max_splits_of(lanes)) < wave
+        && narrowing_splits(lanes) > 1
+        && batch.saturating_mul(tiles_of(lanes)).saturating_mul(narrowing_splits(lanes)) < wave
     {
         lanes /= 2;
     }
     let tiles = tiles_of(lanes);
     let base = batch.saturating_mul(tiles).max(1);
-    let max_splits = (m / ((block / lanes) * MIN_SPLIT_ROWS_PER_THREAD)).max(1);
+    let max_splits = max_splits_of(lanes, MIN_SPLIT_ROWS_PER_THREAD);
     let splits = (wave / base).clamp(1, max_splits);
     let mut rows_per_split = div_ceil(m, splits).max(1);
     let pass = (block / lanes) * SGEMV_BATCHED_ROWS;
