@@ -3,6 +3,7 @@
 //! cuBLAS's TST and HSH, then y f32 as its TSS and HSS) on the Llama projections and the attention shapes, of data/gemv_shapes.csv, both ops:
 //! cold (A rotated past L2), against the 1 GiB copy and a cold copy of the same bytes, each row
 //! naming the entry point `Auto` ran. The peers time the same shapes: cuBLAS in `native_peers`, torch in `torch_peers.py`.
+use crate::gemv_check::{self, Output};
 use crate::gemv_shapes::{self, GemvShape};
 use crate::harness::{
     a_value, buffers, copy_ms, rotation, x_value,
@@ -64,7 +65,7 @@ fn kept(shape: &GemvShape) -> bool {
 }
 
 /// Both ops of `shape` with A and x of H, y of H (`types[0]`), then f32 (`types[1]`).
-fn half_rows<H: HalfWeight + GemvVector<H> + Copy + Default>(
+fn half_rows<H: HalfWeight + GemvVector<H> + Output>(
     s: &GpuStream,
     shape: GemvShape,
     copy_bw: f64,
@@ -125,7 +126,7 @@ fn same_size_copy<T: DeviceCopy + Copy + Default>(
 }
 
 /// `gemv` of the H buffers `a` and an H x (`x_of` makes its elements), y of type Y (`y_of`).
-fn half<H: HalfWeight + GemvVector<H> + Copy, Y: GemvVector<H> + Copy>(
+fn half<H: HalfWeight + GemvVector<H> + Copy, Y: GemvVector<H> + Output>(
     s: &GpuStream,
     row: Row,
     a: &[DeviceBuffer<H>],
@@ -140,8 +141,9 @@ fn half<H: HalfWeight + GemvVector<H> + Copy, Y: GemvVector<H> + Copy>(
 /// How x's and y's elements are made from f32.
 type Makers<X, Y> = (fn(f32) -> X, fn(f32) -> Y);
 
-/// Times `call` cold (A from the rotated `a`), x and y made by `of`, and prints `row`.
-fn time<A: DeviceCopy, X: DeviceCopy + Copy, Y: DeviceCopy + Copy>(
+/// Times `call` cold (A from the rotated `a`), x and y made by `of`, checks one more call
+/// ([`gemv_check`]; a wrong output panics) and prints `row`.
+fn time<A: DeviceCopy, X: DeviceCopy + Copy, Y: DeviceCopy + Output>(
     s: &GpuStream,
     row: Row,
     a: &[DeviceBuffer<A>],
@@ -156,6 +158,11 @@ fn time<A: DeviceCopy, X: DeviceCopy + Copy, Y: DeviceCopy + Copy>(
     let strides = SgemvBatch { count: batch, stride_a: m * n, stride_x: x_len, stride_y: y_len };
     let opts = SgemvOptions { op, ..SgemvOptions::default() };
     let ms = median_ms(s, WARMUP, REPS, |i| call(s, &*a[i % a.len()], &*x[0], &mut *y[0], strides, opts))?;
+    let mut poisoned = buffers(1, batch * y_len, |_| of.1(f32::NAN))?;
+    call(s, &*a[0], &*x[0], &mut *poisoned[0], strides, opts)?;
+    if let Some(wrong) = gemv_check::mismatch(shape, op, &s.download(&poisoned[0])?, of.1) {
+        panic!("{} {:?} {:?}: {}", types, shape, op, wrong);
+    }
     let (a_addr, x_addr) = (a[0].as_device_ptr().as_raw(), x[0].as_device_ptr().as_raw());
     let called = SgemvShape { op, m, n, lda: n, a_addr, x_addr };
     let layout = SgemvLayout { incx: 1, incy: 1, batch: strides };

@@ -13,6 +13,7 @@ mod auto;
 mod axis;
 mod axis_tuning;
 mod batched;
+mod gemv_check;
 mod harness;
 mod ladder;
 mod multi;
