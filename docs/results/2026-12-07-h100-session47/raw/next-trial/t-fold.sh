@@ -18,3 +18,4 @@ for shp in 32x512x64 64x512x128; do
   one bench $shp old; one bench_trial2 $shp base; one bench_trial2 $shp L2S1 2 1
 done
 one bench 1x4096x4096 old; one bench_trial2 1x4096x4096 base
+one bench_trial2 1x4096x4096 L8S8 8 8; one bench_trial2 1x4096x4096 L4S4 4 4
