@@ -91,6 +91,34 @@ mod tests {
     }
 
     #[test]
+    fn a_y_summed_in_f32_in_another_order_passes_and_a_poisoned_or_wrong_one_does_not() {
+        let shape = GemvShape { batch: 3, m: 300, n: 72 };
+        for &op in [Op::N, Op::T].iter() {
+            let (x_len, y_len) = if op == Op::N { (72, 300) } else { (300, 72) };
+            // Each dot in f32, last term first, as no kernel sums it.
+            let y: Vec<f32> = (0..3 * y_len)
+                .map(|i| {
+                    let (p, o) = (i / y_len, i % y_len);
+                    let a = |k: usize| {
+                        let (r, c) = if op == Op::N { (o, k) } else { (k, o) };
+                        a_value(p * 300 * 72 + r * 72 + c)
+                    };
+                    (0..x_len).rev().fold(0.0f32, |acc, k| acc + a(k) * x_value(p * x_len + k))
+                })
+                .collect();
+            assert_eq!(mismatch(shape, op, &y, |v| v), None);
+            let halves: Vec<_> = y.iter().map(|&v| cudakernels::bf16::from_f32(v)).collect();
+            assert_eq!(mismatch(shape, op, &halves, cudakernels::bf16::from_f32), None);
+            let mut poisoned = y.clone();
+            poisoned[y_len + 5] = f32::NAN;
+            assert!(mismatch(shape, op, &poisoned, |v| v).unwrap().starts_with(&format!("y[{}]", y_len + 5)));
+            let mut wrong = y;
+            wrong[2 * y_len - 1] += 0.25;
+            assert!(mismatch(shape, op, &wrong, |v| v).is_some());
+        }
+    }
+
+    #[test]
     fn the_inputs_are_exact_in_every_type_and_the_longest_bench_dot_is_exact() {
         for i in 0..13 * 5 {
             let (a, x) = (a_value(i), x_value(i));
