@@ -89,6 +89,15 @@ where
 }
 
 impl GemvShape {
+    /// One problem's (x, y) lengths under `op`: (n, m) for Op::N, (m, n) for Op::T.
+    pub(crate) fn lens(&self, op: Op) -> (usize, usize) {
+        if op == Op::N {
+            (self.n, self.m)
+        } else {
+            (self.m, self.n)
+        }
+    }
+
     fn a_len(&self) -> usize {
         self.batch * self.m * self.n
     }
@@ -152,7 +161,7 @@ fn time<A: DeviceCopy, X: DeviceCopy + Copy, Y: DeviceCopy + Output>(
 ) -> Result<()> {
     let Row { types, shape, op, copy, copy_bw, kernel } = row;
     let GemvShape { batch, m, n } = shape;
-    let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
+    let (x_len, y_len) = shape.lens(op);
     let x = buffers(1, batch * x_len, |i| of.0(x_value(i)))?;
     let mut y = buffers(1, batch * y_len, |_| of.1(0.0))?;
     let strides = SgemvBatch { count: batch, stride_a: m * n, stride_x: x_len, stride_y: y_len };

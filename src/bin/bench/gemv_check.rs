@@ -44,7 +44,7 @@ pub fn sampled_outputs(outputs: usize, terms: usize) -> Vec<usize> {
 /// alpha 1 and beta 0: A row-major m × n per problem, x and y of the problem's length.
 pub fn reference(shape: GemvShape, op: Op, i: usize) -> f64 {
     let GemvShape { m, n, .. } = shape;
-    let (x_len, y_len) = if op == Op::N { (n, m) } else { (m, n) };
+    let (x_len, y_len) = shape.lens(op);
     let (problem, out) = (i / y_len, i % y_len);
     let a = |r: usize, c: usize| a_value(problem * m * n + r * n + c) as f64;
     let x = |k: usize| x_value(problem * x_len + k) as f64;
@@ -57,7 +57,7 @@ pub fn reference(shape: GemvShape, op: Op, i: usize) -> f64 {
 /// Every sampled output of `got` (y of `shape` and `op`, every problem's) against the
 /// reference rounded to y's type by `y_of`; the first mismatch, described.
 pub fn mismatch<Y: Output>(shape: GemvShape, op: Op, got: &[Y], y_of: fn(f32) -> Y) -> Option<String> {
-    let terms = if op == Op::N { shape.n } else { shape.m };
+    let terms = shape.lens(op).0;
     assert!(terms <= MAX_EXACT_TERMS, "the check is exact for dots of {} terms at most", MAX_EXACT_TERMS);
     sampled_outputs(got.len(), terms).into_iter().find_map(|i| {
         let want = y_of(reference(shape, op, i) as f32);
@@ -94,7 +94,7 @@ mod tests {
     fn a_y_summed_in_f32_in_another_order_passes_and_a_poisoned_or_wrong_one_does_not() {
         let shape = GemvShape { batch: 3, m: 300, n: 72 };
         for &op in [Op::N, Op::T].iter() {
-            let (x_len, y_len) = if op == Op::N { (72, 300) } else { (300, 72) };
+            let (x_len, y_len) = shape.lens(op);
             // Each dot in f32, last term first, as no kernel sums it.
             let y: Vec<f32> = (0..3 * y_len)
                 .map(|i| {
