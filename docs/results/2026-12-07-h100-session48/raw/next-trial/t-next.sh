@@ -17,3 +17,18 @@ for r in 1 2; do
   ./bin/bench batched hgemv > $O/old-r$r.md 2>&1 || echo "FAIL old $r"
   ./next/bin/bench batched hgemv > $O/new-r$r.md 2>&1 || echo "FAIL new $r"
 done
+# Narrower tiles in fewer splits on the Llama Op::T shapes (the same blocks as Auto's 32 threads
+# a row), with session 47's butterfly-fold trial bench (bin/bench_trial2, TRIAL_LANES and
+# TRIAL_SPLITS; from its extra tarball), after 4096² at 8 threads a row and 8 splits ran 2%
+# faster than Auto in this session.
+one() { # shape cfg lanes splits
+  unset TRIAL_LANES TRIAL_SPLITS
+  [ -n "$3" ] && export TRIAL_LANES=$3 TRIAL_SPLITS=$4
+  BENCH_GEMV_SHAPE=$1 ./bin/bench_trial2 hgemv > $O/$2-$1.md 2>&1 || echo "FAIL $2 $1"
+}
+if [ -x bin/bench_trial2 ]; then
+  for shp in 1x4096x4096 1x14336x4096 1x128256x4096; do
+    one $shp base; one $shp L16S16 16 16; one $shp L8S8 8 8
+  done
+  one 1x28672x8192 base; one 1x28672x8192 L16S8 16 8; one 1x28672x8192 L8S4 8 4
+fi
