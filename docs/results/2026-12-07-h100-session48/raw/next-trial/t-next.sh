@@ -32,3 +32,13 @@ if [ -x bin/bench_trial2 ]; then
   done
   one 1x28672x8192 base; one 1x28672x8192 L16S8 16 8; one 1x28672x8192 L8S4 8 4
 fi
+# The same one-split plans with the old fold (session 47's bin/bench_trial: the serial fold, the
+# plan forced by TRIAL_LANES and TRIAL_SPLITS): is the butterfly fold what makes them pay?
+if [ -x bin/bench_trial ]; then
+  for r in 1 2; do
+    TRIAL_LANES=2 TRIAL_SPLITS=1 BENCH_GEMV_SHAPE=64x4096x64 ./bin/bench_trial batched hgemv \
+      > $O/oldfoldL2S1-64x4096x64-r$r.md 2>&1 || echo "FAIL oldfold 64"
+    TRIAL_LANES=4 TRIAL_SPLITS=1 BENCH_GEMV_SHAPE=64x4096x128 ./bin/bench_trial batched hgemv \
+      > $O/oldfoldL4S1-64x4096x128-r$r.md 2>&1 || echo "FAIL oldfold 128"
+  done
+fi
