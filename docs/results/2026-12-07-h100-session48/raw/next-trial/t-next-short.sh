@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# t-next.sh reordered for a short device budget, most telling first: the one-split plans with
+# the old fold, main against the candidate (round 1), the candidate's gemv tests, round 2, the
+# sanitizers, then the Llama rows of narrower tiles. Each part writes its files as it ends.
+O=$1; mkdir -p $O
+export REQUIRE_GPU=1 BENCH_TIMING=chained
+SAN=/usr/local/cuda/bin/compute-sanitizer
+oldfold() { # round
+  TRIAL_LANES=2 TRIAL_SPLITS=1 BENCH_GEMV_SHAPE=64x4096x64 ./bin/bench_trial batched hgemv \
+    > $O/oldfoldL2S1-64x4096x64-r$1.md 2>&1 || echo "FAIL oldfold 64"
+  TRIAL_LANES=4 TRIAL_SPLITS=1 BENCH_GEMV_SHAPE=64x4096x128 ./bin/bench_trial batched hgemv \
+    > $O/oldfoldL4S1-64x4096x128-r$1.md 2>&1 || echo "FAIL oldfold 128"
+}
+ab() { # round
+  ./bin/bench batched hgemv > $O/old-r$1.md 2>&1 || echo "FAIL old $1"
+  ./next/bin/bench batched hgemv > $O/new-r$1.md 2>&1 || echo "FAIL new $1"
+  echo "round $1 done at $SECONDS s"
+}
+oldfold 1; echo "oldfold done at $SECONDS s"
+ab 1
+for t in gpu_gemv_half gpu_sgemv_batched; do
+  ./next/tests/$t --test-threads=4 > $O/test-$t.log 2>&1; echo "$t rc=$?"; tail -2 $O/test-$t.log
+done
+ab 2
+oldfold 2
+for tool in memcheck racecheck; do
+  $SAN --tool $tool --error-exitcode 99 ./next/tests/gpu_gemv_half --exact \
+    vector_kernels_at_every_width_alignment_and_batch --test-threads=1 > $O/$tool.log 2>&1
+  echo "$tool rc=$?"; tail -2 $O/$tool.log
+done
+echo "sanitizers done at $SECONDS s"
+one() { # shape cfg lanes splits
+  unset TRIAL_LANES TRIAL_SPLITS
+  [ -n "$3" ] && export TRIAL_LANES=$3 TRIAL_SPLITS=$4
+  BENCH_GEMV_SHAPE=$1 ./bin/bench_trial2 hgemv > $O/$2-$1.md 2>&1 || echo "FAIL $2 $1"
+}
+for shp in 1x4096x4096 1x14336x4096; do
+  one $shp base; one $shp L16S16 16 16; one $shp L8S8 8 8
+done
+echo "all done at $SECONDS s"
