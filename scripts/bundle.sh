@@ -54,6 +54,13 @@ PY
 
 echo "== cargo test --release --workspace --features cudakernels/from-source,cudakernels/internals --no-run"
 cargo test --release --workspace --features cudakernels/from-source,cudakernels/internals --no-run --message-format=json | python3 -c "$PICK_TESTS" "$OUTDIR/tests"
+# The binaries embed the build script's images. A target folder shared with another checkout can
+# keep that checkout's (its build script's inputs look unchanged here): the images test, which
+# runs without a GPU, refuses a bundle whose kernels are not this checkout's committed images.
+"$OUTDIR/tests/images" --quiet >/dev/null 2>&1 || {
+    echo "bundle: the built kernel images differ from kernels/images/: run ./x images, or touch kernels/src in a checkout sharing its target folder" >&2
+    exit 1
+}
 
 echo "== cargo build --release --bins"
 cargo build --release --features cudakernels/from-source,cudakernels/internals --bins

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One device call from the repository root on the GPU machine: unpacks $BUNDLE (a tarball of
+# scripts/bundle.sh, default bundle.tar.xz, carried) and $EXTRA (more binaries, optional) into
+# b/, records the GPU in $OUT/gpu.txt and runs $STAGES (default tests), each stage's output
+# under $OUT:
+#   tests|main|consumer|open   the runner's stage, its log in $OUT/<stage>.log
+#   cab|gab                    the axis or decoding gemv bench, $ROUNDS rounds × $CUBINS
+#   axis|gemv                  the bench, torch and native peers of that section, in one call
+#   san                        compute-sanitizer over $SPECS (tool:test-binary:test ...)
+#   none                       unpack only (a trial script runs in b/ after it)
+# The cubins in kernels/images (tracked, about 27 MB) are not needed there: move them out of
+# the tree before the call, since what travels is limited to 64 MiB.
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+rm -rf b && mkdir b && tar -C b -xJf "${BUNDLE:-bundle.tar.xz}" || exit 1
+[ -n "${EXTRA:-}" ] && tar -C b -xJf "$EXTRA"
+cd b
+export REQUIRE_GPU=1 BENCH_CSV_DIR=$OUT/csv
+mkdir -p "$BENCH_CSV_DIR"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv | tee "$OUT/gpu.txt"
+SAN=/usr/local/cuda/bin/compute-sanitizer
+for st in ${STAGES:-tests}; do t0=$SECONDS
+  case $st in
+    tests|main|consumer|open) ./run.sh $st > "$OUT/$st.log" 2>&1; echo "$st rc=$?"; tail -4 "$OUT/$st.log" ;;
+    cab|gab)
+      sec=axis; [ $st = gab ] && sec="batched hgemv"
+      for r in ${ROUNDS:-1 2}; do for c in ${CUBINS:-head}; do
+        tag=$(basename "$c" .cubin)
+        if [ "$c" = head ]; then ./bin/bench $sec > "$OUT/$st-$tag-r$r.md" 2>&1
+        else ./bin/bench --cubin "$c" $sec > "$OUT/$st-$tag-r$r.md" 2>&1; fi
+        echo "$st $tag r$r rc=$?"
+      done; done ;;
+    axis|gemv)
+      if [ $st = axis ]; then sec=axis; tp=axis; np=axis; t=; else sec="batched hgemv"; tp=batched,hgemv; np="batched hgemv"; t=chained; fi
+      d=$OUT/$st; mkdir -p $d
+      BENCH_TIMING=$t ./bin/bench $sec > $d/bench.md 2>&1; echo "$st bench rc=$?"
+      BENCH_TIMING=$t PYTHONUNBUFFERED=1 python3 torch_peers.py --only $tp --axis-shapes data/axis_shapes.csv --gemv data/gemv_shapes.csv --shapes data/sgemv_shapes.csv > $d/torch.md 2>&1; echo "$st torch rc=$?"
+      [ -x native_peers ] || /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -o native_peers native_peers.cu -lcublas
+      BENCH_TIMING=$t ./native_peers --axis-shapes data/axis_shapes.csv --gemv data/gemv_shapes.csv $np > $d/native.md 2>&1; echo "$st native rc=$?" ;;
+    san)
+      for s in ${SPECS:-}; do IFS=: read -r tool bin test <<< "$s"
+        $SAN --tool $tool --error-exitcode 99 ./tests/$bin --exact $test --test-threads=1 > "$OUT/san-$tool-$bin-$test.log" 2>&1
+        echo "san $tool $bin $test rc=$?"; tail -2 "$OUT/san-$tool-$bin-$test.log"
+      done ;;
+  esac
+echo "  ($st $((SECONDS-t0)) s)"; done
