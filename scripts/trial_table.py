@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""One table of a trial's Op::T rows: the µs of each (batch × m × n, types) under each
+configuration, one cell a configuration with the rounds' times as 'round 1 / round 2'.
+
+    python3 trial_table.py ROUND_DIR [ROUND_DIR ...]
+
+Each folder holds `bin/bench` outputs named CONFIG-SHAPE.md (as the trial scripts write them:
+`base-1x4096x4096.md`, `L8S8-1x4096x4096.md`); `base` comes first, then the configurations in
+name order.
+"""
+import collections
+import glob
+import os
+import re
+import sys
+
+
+def main(dirs):
+    cells = collections.defaultdict(lambda: collections.defaultdict(list))
+    configs = set()
+    for d in dirs:
+        for path in sorted(glob.glob(os.path.join(d, "*-*.md"))):
+            config = os.path.basename(path)[:-3].split("-", 1)[0]
+            configs.add(config)
+            for line in open(path):
+                c = [x.strip() for x in line.split("|")]
+                # | types | batch | m | n | op | kernel | µs | ...
+                if len(c) > 8 and c[5] == "T" and re.match(r"^\d", c[2] or ""):
+                    types = re.search(r"\((\w+)\)", c[1])
+                    types = types.group(1) if types else c[1]
+                    cells[(int(c[2]), int(c[3]), int(c[4]), types)][config].append(c[7])
+    cols = sorted(configs, key=lambda k: (k != "base", k))
+    print("| batch × m × n | types | " + " | ".join(cols) + " |")
+    print("|---" * (len(cols) + 2) + "|")
+    for k in sorted(cells):
+        row = " | ".join(" / ".join(cells[k][c]) for c in cols)
+        print(f"| {k[0]} × {k[1]} × {k[2]} | {k[3]} | {row} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
