@@ -14,6 +14,8 @@ import os
 import re
 import sys
 
+from peer_charts import tables
+
 
 def main(dirs):
     cells = collections.defaultdict(lambda: collections.defaultdict(list))
@@ -22,13 +24,13 @@ def main(dirs):
         for path in sorted(glob.glob(os.path.join(d, "*-*.md"))):
             config = os.path.basename(path)[:-3].split("-", 1)[0]
             configs.add(config)
-            for line in open(path):
-                c = [x.strip() for x in line.split("|")]
-                # | types | batch | m | n | op | kernel | µs | ...
-                if len(c) > 8 and c[5] == "T" and re.match(r"^\d", c[2] or ""):
-                    types = re.search(r"\((\w+)\)", c[1])
-                    types = types.group(1) if types else c[1]
-                    cells[(int(c[2]), int(c[3]), int(c[4]), types)][config].append(c[7])
+            for _, header, rows in tables(path):
+                if "op" not in header or "µs" not in header:
+                    continue
+                for r in (r for r in rows if r["op"] == "T"):
+                    types = re.search(r"\((\w+)\)", r["types"])
+                    types = types.group(1) if types else r["types"]
+                    cells[(int(r["batch"]), int(r["m"]), int(r["n"]), types)][config].append(r["µs"])
     cols = sorted(configs, key=lambda k: (k != "base", k))
     print("| batch × m × n | types | " + " | ".join(cols) + " |")
     print("|---" * (len(cols) + 2) + "|")
