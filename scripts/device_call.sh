@@ -5,7 +5,8 @@
 # under $OUT:
 #   tests|main|consumer|open   the runner's stage, its log in $OUT/<stage>.log
 #   cab|gab                    the axis or decoding gemv bench, $ROUNDS rounds × $CUBINS
-#   axis|gemv                  the bench, torch and native peers of that section, in one call
+#   axis|gemv                  the runner's bench stage (bench, torch and native peers) over
+#                              that section, tables in $OUT/<stage>/
 #   san                        compute-sanitizer over $SPECS (tool:test-binary:test ...)
 #   none                       unpack only (a trial script runs in b/ after it)
 # The cubins in kernels/images (tracked, about 27 MB) are not needed there: move them out of
@@ -31,12 +32,10 @@ for st in ${STAGES:-tests}; do t0=$SECONDS
         echo "$st $tag r$r rc=$?"
       done; done ;;
     axis|gemv)
-      if [ $st = axis ]; then sec=axis; tp=axis; np=axis; t=; else sec="batched hgemv"; tp=batched,hgemv; np="batched hgemv"; t=chained; fi
-      d=$OUT/$st; mkdir -p $d
-      BENCH_TIMING=$t ./bin/bench $sec > $d/bench.md 2>&1; echo "$st bench rc=$?"
-      BENCH_TIMING=$t PYTHONUNBUFFERED=1 python3 torch_peers.py --only $tp --axis-shapes data/axis_shapes.csv --gemv data/gemv_shapes.csv --shapes data/sgemv_shapes.csv > $d/torch.md 2>&1; echo "$st torch rc=$?"
-      [ -x native_peers ] || /usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch=sm_90 -o native_peers native_peers.cu -lcublas
-      BENCH_TIMING=$t ./native_peers --axis-shapes data/axis_shapes.csv --gemv data/gemv_shapes.csv $np > $d/native.md 2>&1; echo "$st native rc=$?" ;;
+      # The runner's bench stage over the section, its three programs' tables in $OUT/$st/.
+      if [ $st = axis ]; then sec=axis; t=; else sec="batched hgemv"; t=chained; fi
+      BENCH_SECTIONS=$sec BENCH_OUT=$OUT/$st BENCH_TIMING=$t ./run.sh bench > "$OUT/$st.log" 2>&1
+      echo "$st rc=$?"; tail -4 "$OUT/$st.log" ;;
     san)
       for s in ${SPECS:-}; do IFS=: read -r tool bin test <<< "$s"
         $SAN --tool $tool --error-exitcode 99 ./tests/$bin --exact $test --test-threads=1 > "$OUT/san-$tool-$bin-$test.log" 2>&1

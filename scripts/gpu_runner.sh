@@ -10,7 +10,10 @@
 #   consumer   bin/consumer: the stable-toolchain application on the prebuilt kernels; bin/cudarc_user:
 #              a cudarc application on the adapter (adapters/cudarc)
 #   open       bin/open_time in new processes: PTX (JIT) against the cubin, JIT cache off, then warm
-#   bench      bin/bench, then python3 torch_peers.py, then the native peers
+#   bench      bin/bench, then python3 torch_peers.py, then the native peers; BENCH_SECTIONS (bin/bench's
+#              section names, e.g. "batched hgemv") limits all three to those sections, and
+#              BENCH_OUT names a folder for their tables as bench.md, torch.md and native.md
+#              (what gemv_table.py and axis_table.py read) instead of the log
 #   native     nvcc native_peers.cu (-lcublas), then ./native_peers (CUB, cuBLAS; one line and a
 #              skip without nvcc)
 #   charts     python3 charts.py over $BENCH_CSV_DIR (one line and a skip without matplotlib)
@@ -41,6 +44,9 @@ SUMMARY=()        # one line per stage/binary, printed at the end
 
 hdr() { printf '\n======== %s ========\n' "$*"; }
 note() { SUMMARY+=("$1: $2"); [ "$2" = PASS ] || FAILED=1; }
+SECTIONS=(${BENCH_SECTIONS:-})   # the bench stage's sections (all when empty)
+# A bench-stage program's tables: into $BENCH_OUT/$1 when BENCH_OUT is set, else the log.
+tables_to() { if [ -n "${BENCH_OUT:-}" ]; then mkdir -p "$BENCH_OUT" && cat >"$BENCH_OUT/$1"; else cat; fi; }
 
 stage_tests() {
     local total_pass=0 total_fail=0 b name log rc p f results=()
@@ -172,9 +178,11 @@ stage_open() {
 
 stage_bench() {
     hdr "bench: bin/bench"
-    if ./bin/bench; then note "bench" PASS; else note "bench" "FAIL (exit $?)"; fi
+    if ./bin/bench "${SECTIONS[@]}" | tables_to bench.md; then note "bench" PASS; else note "bench" "FAIL (exit $?)"; fi
     hdr "bench: torch_peers.py"
-    if PYTHONUNBUFFERED=1 python3 torch_peers.py --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES" --gemv "$GEMV_SHAPES"; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
+    local only=()
+    [ ${#SECTIONS[@]} -eq 0 ] || only=(--only "$(IFS=,; echo "${SECTIONS[*]}")")
+    if PYTHONUNBUFFERED=1 python3 torch_peers.py "${only[@]}" --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES" --gemv "$GEMV_SHAPES" | tables_to torch.md; then note "torch_peers" PASS; else note "torch_peers" "FAIL (exit $?)"; fi
     stage_native
 }
 
@@ -185,7 +193,8 @@ stage_native() {
     nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
     if [ -z "$nvcc" ]; then echo "native: nvcc not found, native peers skipped"; SUMMARY+=("native: SKIPPED (no nvcc)"); return; fi
     cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d .)
-    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas && ./native_peers --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES" --gemv "$GEMV_SHAPES"; then
+    if "$nvcc" -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas \
+        && ./native_peers --shapes "$SHAPES" --axis-shapes "$AXIS_SHAPES" --gemv "$GEMV_SHAPES" "${SECTIONS[@]}" | tables_to native.md; then
         note "native" PASS
     else note "native" "FAIL (exit $?)"; fi
 }
