@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# t-next.sh reordered for a short device budget, most telling first: the one-split plans with
-# the old fold, main against the candidate (round 1), the candidate's gemv tests, round 2, the
-# sanitizers, then the Llama rows of narrower tiles. Each part writes its files as it ends.
+# Next trial: the candidate (the Op::T block fold by warp butterflies and one split of four narrow
+# tiles where the problems' tiles alone fill the SMs) against main, most telling first so that a
+# call cut short keeps what ran: the one-split plans with the old fold, main against the
+# candidate (round 1), the candidate's gemv tests, round 2, the sanitizers, then the Llama rows
+# of narrower tiles and a sweep of 4096²'s tiles and splits. Run in the unpacked main bundle (b/)
+# with the candidate's bundle unpacked in b/next/.
 O=$1; mkdir -p $O
 export REQUIRE_GPU=1 BENCH_TIMING=chained
 SAN=/usr/local/cuda/bin/compute-sanitizer
