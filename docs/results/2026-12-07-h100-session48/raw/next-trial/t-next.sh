@@ -3,7 +3,7 @@
 # tiles where the problems' tiles alone fill the SMs) against main, most telling first so that a
 # call cut short keeps what ran: the one-split plans with the old fold, main against the
 # candidate (round 1), the candidate's gemv tests, round 2, the sanitizers, then the Llama rows
-# of narrower tiles and a sweep of 4096²'s tiles and splits. Run in the unpacked main bundle (b/)
+# of narrower tiles, a sweep of 4096²'s tiles and splits, and the largest Llama rows. Run in the unpacked main bundle (b/)
 # with the candidate's bundle unpacked in b/next/.
 O=$1; mkdir -p $O
 export REQUIRE_GPU=1 BENCH_TIMING=chained
@@ -37,13 +37,15 @@ one() { # shape cfg lanes splits
   [ -n "$3" ] && export TRIAL_LANES=$3 TRIAL_SPLITS=$4
   BENCH_GEMV_SHAPE=$1 ./bin/bench_trial2 hgemv > $O/$2-$1.md 2>&1 || echo "FAIL $2 $1"
 }
-for shp in 1x4096x4096 1x14336x4096 1x128256x4096; do
+for shp in 1x4096x4096 1x14336x4096; do
   one $shp base; one $shp L16S16 16 16; one $shp L8S8 8 8
 done
-one 1x28672x8192 base; one 1x28672x8192 L16S8 16 8; one 1x28672x8192 L8S4 8 4
 # 4096² at fewer, narrower tiles than L8S8 (the fold trial's best, 2% faster than Auto): does one
 # split of narrow tiles, which pays on the 4,096-row heads, pay on one 4096² matrix too?
 for cfg in L2S1:2:1 L4S1:4:1 L4S2:4:2 L8S4:8:4 L16S4:16:4 L16S8:16:8; do
   IFS=: read -r tag l s <<< "$cfg"; one 1x4096x4096 $tag $l $s
 done
+# The largest Llama rows last (the longest runs).
+one 1x128256x4096 base; one 1x128256x4096 L16S16 16 16; one 1x128256x4096 L8S8 8 8
+one 1x28672x8192 base; one 1x28672x8192 L16S8 16 8; one 1x28672x8192 L8S4 8 4
 echo "all done at $SECONDS s"
