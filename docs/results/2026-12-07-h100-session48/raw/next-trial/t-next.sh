@@ -3,8 +3,8 @@
 # tiles where the problems' tiles alone fill the SMs) against main, most telling first so that a
 # call cut short keeps what ran: the one-split plans with the old fold, main against the
 # candidate (round 1), the candidate's gemv tests, round 2, the sanitizers, then the Llama rows
-# of narrower tiles, a sweep of 4096²'s tiles and splits, and the largest Llama rows. Run in the unpacked main bundle (b/)
-# with the candidate's bundle unpacked in b/next/.
+# of narrower tiles, a sweep of 4096²'s tiles and splits, and the largest Llama rows. Run in the
+# unpacked main bundle (b/) with the candidate's bundle unpacked in b/next/.
 O=$1; mkdir -p $O
 export REQUIRE_GPU=1 BENCH_TIMING=chained
 SAN=/usr/local/cuda/bin/compute-sanitizer
