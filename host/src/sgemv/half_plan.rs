@@ -122,10 +122,11 @@ const MIN_SPLIT_ROWS_PER_THREAD: usize = 2 * SGEMV_BATCHED_ROWS;
 /// flight, while 8 · lanes columns leave a thread of the block per column to fold.
 pub const MAX_COLUMN_LANES: usize = WARP_SIZE as usize;
 
-/// Threads per row of the vectorized Op::T kernel at least: a tile then reads 64 bytes or more
-/// of each row, and the block's fold over its row groups adds 64 of them, not 128 (on the
-/// 512-row attention heads, halves 6–15% faster than at two threads per row, f32 −2% to +10%:
-/// tuning log, the 512-row heads).
+/// Threads per row of the vectorized Op::T kernel at least, where narrower tiles take the place
+/// of splits: a tile then reads 64 bytes or more of each row (on the 512-row attention heads,
+/// halves 6–15% faster than at two threads per row, f32 −2% to +10%, measured with the block's
+/// fold before the warp butterflies: tuning log, the 512-row heads). [`one_split_plan`] has
+/// its own.
 pub const MIN_COLUMN_LANES: usize = 4;
 
 /// A split's rows past its last whole pass of the block (`SGEMV_BATCHED_ROWS` rows per row
@@ -134,6 +135,41 @@ pub const MIN_COLUMN_LANES: usize = 4;
 /// passes, whose added rows then cost less than the tail did.
 const SPLIT_TAIL_PARTS: usize = 4;
 
+/// Column tiles a problem takes in [`one_split_plan`]: four. Eight at the same number of blocks
+/// (32 × 4096 × 128 at two threads per row) were 4–6% slower on halves on an H100 (f32 1%
+/// faster; tuning log, the butterfly fold).
+const ONE_SPLIT_TILES: usize = 4;
+
+/// Threads per row of [`one_split_plan`] at least: at one thread per row, one split was 6–64%
+/// slower than Auto's splits on every 4,096-row head (H100, tuning log).
+const ONE_SPLIT_MIN_LANES: usize = 2;
+
+/// Rows a thread walks in [`one_split_plan`] at most: 32 and 64 measured (the 4,096-row heads,
+/// 2–6% faster than Auto's splits); longer walks keep the splits, whose hand-off is a smaller
+/// part of the call.
+const ONE_SPLIT_MAX_ROWS_PER_THREAD: usize = 64;
+
+/// One split of [`ONE_SPLIT_TILES`] narrow tiles per problem, where the problems' tiles alone
+/// give every SM a block and fit one wave of `wave` blocks, each thread walking at most
+/// [`ONE_SPLIT_MAX_ROWS_PER_THREAD`] rows: no hand-off across blocks (fence, ticket, the last
+/// block's pass over the partials). The block's fold of its row groups by warp butterflies
+/// costs eight adds a column at any threads per row (with the serial fold before it, 256 /
+/// lanes).
+fn one_split_plan(m: usize, n: usize, batch: usize, sm_count: u32, wave: usize) -> Option<VectorColumnsPlan> {
+    let lanes = div_ceil(n, 8 * ONE_SPLIT_TILES).next_power_of_two().max(ONE_SPLIT_MIN_LANES);
+    if lanes > MAX_COLUMN_LANES {
+        return None;
+    }
+    let tiles = div_ceil(n, 8 * lanes);
+    let grid = batch.saturating_mul(tiles);
+    let rows_per_thread = div_ceil(m, SGEMV_BATCHED_BLOCK as usize / lanes);
+    let fits = tiles == ONE_SPLIT_TILES
+        && grid >= sm_count as usize
+        && grid <= wave
+        && rows_per_thread <= ONE_SPLIT_MAX_ROWS_PER_THREAD;
+    fits.then(|| VectorColumnsPlan { lanes, rows_per_split: m.max(1), splits: 1, tiles, grid })
+}
+
 /// [`VectorColumnsPlan`] for `batch` problems of m × n (n a multiple of 8) on `sm_count` SMs
 /// keeping `blocks_per_sm` blocks each: the fewest threads per row (a power of two up to
 /// [`MAX_COLUMN_LANES`]) covering n / 8, then rows split until the grid fills one wave, each
@@ -141,7 +177,8 @@ const SPLIT_TAIL_PARTS: usize = 4;
 /// [`SPLIT_TAIL_PARTS`] says (which may leave the wave a few blocks short). When even the most
 /// splits would not fill the wave (few rows), narrower tiles (down to [`MIN_COLUMN_LANES`])
 /// take the place of splits: as many blocks, without the fold across blocks (a fence, a ticket
-/// and a pass over the partials at the end of the launch).
+/// and a pass over the partials at the end of the launch). Where that still splits rows,
+/// [`one_split_plan`] takes its place when it applies.
 pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, blocks_per_sm: u32) -> VectorColumnsPlan {
     let block = SGEMV_BATCHED_BLOCK as usize;
     let wave = (sm_count as usize * blocks_per_sm.max(1) as usize).max(1);
@@ -166,6 +203,11 @@ pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, bloc
         rows_per_split = div_ceil(rows_per_split, pass) * pass;
     }
     let splits = div_ceil(m, rows_per_split).max(1);
+    if splits > 1 {
+        if let Some(plan) = one_split_plan(m, n, batch, sm_count, wave) {
+            return plan;
+        }
+    }
     VectorColumnsPlan { lanes, rows_per_split, splits, tiles, grid: base.saturating_mul(splits) }
 }
 
@@ -250,9 +292,25 @@ mod tests {
         let p = vector_columns_plan(2048, 64, 1, 132, 4);
         assert_eq!((p.lanes, p.tiles), (MIN_COLUMN_LANES, 2));
         assert_eq!(p.splits, 2048 / ((SGEMV_BATCHED_BLOCK as usize / MIN_COLUMN_LANES) * MIN_SPLIT_ROWS_PER_THREAD));
-        // Rows enough to fill the wave with splits: the tiles stay whole (4,096-row heads).
+        // Rows enough to fill the wave with splits: the tiles stay whole (32 heads of 4,096 rows:
+        // four tiles a problem would leave SMs without a block).
+        let p = vector_columns_plan(4096, 64, 32, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits), (8, 1, 16));
+        let p = vector_columns_plan(4096, 128, 32, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits), (16, 1, 16));
+        // 64 heads of 4,096 rows: four tiles a problem give every SM a block in one split, each
+        // thread on 32 or 64 rows, instead of 8 splits with their hand-off.
         let p = vector_columns_plan(4096, 64, 64, 132, 4);
-        assert_eq!((p.lanes, p.tiles, p.splits), (8, 1, 8));
+        assert_eq!((p.lanes, p.tiles, p.splits, p.rows_per_split, p.grid), (2, 4, 1, 4096, 256));
+        let p = vector_columns_plan(4096, 128, 64, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits, p.rows_per_split, p.grid), (4, 4, 1, 4096, 256));
+        // Longer walks keep their splits: 64 heads of 32,768 rows, and 8,192 rows at 128 columns.
+        assert_eq!(vector_columns_plan(32768, 128, 64, 132, 4).lanes, 16);
+        assert!(vector_columns_plan(8192, 128, 64, 132, 4).splits > 1);
+        assert_eq!(vector_columns_plan(8192, 64, 64, 132, 4).splits, 1, "2 threads a row: 64 rows each");
+        // Not four tiles of 8 · lanes columns (n = 96: three), or past one wave (200 heads).
+        assert!(vector_columns_plan(4096, 96, 64, 132, 4).splits > 1);
+        assert!(vector_columns_plan(4096, 64, 200, 132, 4).splits > 1);
         // Llama rows: a warp over 256 columns, eight row groups, tiles by n.
         let p = vector_columns_plan(4096, 14336, 1, 132, 2);
         assert_eq!((p.lanes, p.tiles, p.splits), (32, 56, 264 / 56));

@@ -6,21 +6,25 @@
 //! # Safety
 //! As [`super::batched`]'s, and: n a multiple of 8; A's base address, `lda` and `stride_a` (in
 //! bytes of A's type) multiples of 16; blocks of `SGEMV_BATCHED_BLOCK` threads; `lanes` a power
-//! of two with 8 · lanes ≤ the block (a thread per column of the tile to fold); grid = batch · ⌈n / (8 · lanes)⌉ · ⌈m / rows_per_split⌉ blocks;
+//! of two with 8 · lanes ≤ the block (a thread per column of the tile to fold), so at most a
+//! warp (a warp holds whole row groups for the butterfly); grid = batch · ⌈n / (8 · lanes)⌉ · ⌈m / rows_per_split⌉ blocks;
 //! with more than one split, `partials` holds splits · batch · n floats and `counters` one zeroed
 //! u32 per (problem, column tile) (left zeroed); with one, neither is touched.
 //!
 //! # Thread mapping
 //! Block b is (problem, column tile, split), split fastest. Thread t is lane t % lanes of row
 //! group t / lanes: it owns columns tile · 8 · lanes + 8 · (t % lanes) … + 7 and walks the
-//! split's rows group, group + groups, … (groups = block / lanes). Through shared memory,
-//! thread t < 8 · lanes then folds column t of the tile over the groups in group order and
-//! stores its y, or its split's partial; the tile's last block folds column t over the splits.
+//! split's rows group, group + groups, … (groups = block / lanes). The row groups of a warp then
+//! fold by butterfly (`shfl.sync.bfly` at steps lanes, 2 · lanes, … 16), and through shared
+//! memory thread t < 8 · lanes folds column t of the tile over the block's warps in warp order
+//! and stores its y, or its split's partial; the tile's last block folds column t over the
+//! splits. Eight adds a column after the shuffles, at any threads per row.
 use super::batched::{Batched, GemvElement};
 use super::tile_fold;
 use super::vector_batched::Vector8;
 use crate::block::sync_threads;
-use crate::config::{SGEMV_BATCHED_BLOCK, SGEMV_BATCHED_ROWS};
+use crate::config::{SGEMV_BATCHED_BLOCK, SGEMV_BATCHED_ROWS, WARP_SIZE};
+use crate::shuffle::Shuffle;
 use crate::shared::shared_array;
 use crate::thread::{block_index, issue_loads_together};
 use core::ptr::{read_volatile, write_volatile};
@@ -29,6 +33,7 @@ use cuda_std::thread::thread_idx_x;
 const ROWS: usize = SGEMV_BATCHED_ROWS;
 const VECTOR: usize = 8;
 const BLOCK: usize = SGEMV_BATCHED_BLOCK as usize;
+const WARP: usize = WARP_SIZE as usize;
 
 /// Op::T: y_b = alpha · A_bᵀ x_b + beta · y_b for every problem b.
 pub unsafe fn columns<A: Vector8, X: GemvElement, Y: GemvElement>(
@@ -83,19 +88,31 @@ pub unsafe fn columns<A: Vector8, X: GemvElement, Y: GemvElement>(
         }
         r += groups;
     }
-    for j in 0..VECTOR {
-        *sums.add(tid * VECTOR + j) = acc[j];
+    // The warp's row groups fold by butterfly (steps of lanes and up meet the lanes of the same
+    // columns); lanes 0 .. lanes of warp w then hold its sums for the tile's columns, stored at
+    // w · 8 · lanes …, column order.
+    let mut step = lanes;
+    while step < WARP {
+        for j in 0..VECTOR {
+            acc[j] += acc[j].shfl_xor(step as u32);
+        }
+        step *= 2;
+    }
+    let (warp, lane) = (tid / WARP, tid % WARP);
+    if lane < lanes {
+        for j in 0..VECTOR {
+            *sums.add((warp * lanes + lane) * VECTOR + j) = acc[j];
+        }
     }
     sync_threads();
-    // Thread t < 8 · lanes folds column t of the tile over the groups, in group order (group
-    // h's sums for the tile's columns sit at h · 8 · lanes …, column order).
+    // Thread t < 8 · lanes folds column t of the tile over the warps, in warp order.
     let width = VECTOR * lanes;
     let c = tile * width + tid;
     let (mine, out) = (tid < width && c < n, problem * n + c);
     let mut total = 0.0f32;
     if mine {
-        for h in 0..groups {
-            total += *sums.add(h * width + tid);
+        for w in 0..BLOCK / WARP {
+            total += *sums.add(w * width + tid);
         }
     }
     let store = |total: f32| g.store(problem * stride_y + c * incy, total);
