@@ -26,11 +26,13 @@ export REQUIRE_GPU=1 BENCH_CSV_DIR=$W/csv
 mkdir -p "$BENCH_CSV_DIR"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv | tee "$W/gpu.txt"
 SAN=/usr/local/cuda/bin/compute-sanitizer
+# The bench sections of the axis (cab, axis) and decoding gemv (gab, gemv) stages.
+sections() { case $1 in cab|axis) echo axis ;; gab|gemv) echo "batched hgemv" ;; esac; }
 for st in ${STAGES:-tests}; do t0=$SECONDS
   case $st in
     tests|main|consumer|open) ./run.sh $st > "$W/$st.log" 2>&1; echo "$st rc=$?"; tail -4 "$W/$st.log" ;;
     cab|gab)
-      sec=axis; [ $st = gab ] && sec="batched hgemv"
+      sec=$(sections $st)
       for r in ${ROUNDS:-1 2}; do for c in ${CUBINS:-head}; do
         tag=$(basename "$c" .cubin)
         if [ "$c" = head ]; then ./bin/bench $sec > "$W/$st-$tag-r$r.md" 2>&1
@@ -39,8 +41,8 @@ for st in ${STAGES:-tests}; do t0=$SECONDS
       done; done ;;
     axis|gemv)
       # The runner's bench stage over the section, its three programs' tables in $W/$st/.
-      if [ $st = axis ]; then sec=axis; t=; else sec="batched hgemv"; t=chained; fi
-      BENCH_SECTIONS=$sec BENCH_OUT=$W/$st BENCH_TIMING=$t ./run.sh bench > "$W/$st.log" 2>&1
+      t=; [ $st = gemv ] && t=chained
+      BENCH_SECTIONS=$(sections $st) BENCH_OUT=$W/$st BENCH_TIMING=$t ./run.sh bench > "$W/$st.log" 2>&1
       echo "$st rc=$?"; tail -4 "$W/$st.log" ;;
     san)
       for s in ${SPECS:-}; do IFS=: read -r tool bin test <<< "$s"

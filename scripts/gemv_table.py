@@ -12,7 +12,7 @@ RESULTS_DIR holds bench.md, native.md and torch.md (the three programs' stdout).
 import os
 import sys
 
-from peer_charts import number, tables
+from peer_charts import batch_shape, number, tables
 
 
 def peers(results):
@@ -27,13 +27,13 @@ def peers(results):
     for title, _, rows in tables(os.path.join(results, "native.md")):
         for r in rows:
             if "call" in r:
-                shape = f"{r['batch']} x {r['m']}x{r['n']}"
+                shape = batch_shape(r['batch'], r['m'], r['n'])
                 call = r["call"][:3]
                 f16 = title.startswith("native: f16")
                 types = call if call in ("TST", "TSS", "HSH", "HSS") else "HSH" if f16 else "TST"
                 put((shape, r["op"], types), "cuBLAS", number(r["µs"]))
             elif "batch" in r:
-                put((f"{r['batch']} x {r['m']}x{r['n']}", r["op"], "f32"), "cuBLAS", number(r["µs"]))
+                put((batch_shape(r['batch'], r['m'], r['n']), r["op"], "f32"), "cuBLAS", number(r["µs"]))
             elif "cold µs" in r and "m" in r:
                 put((f"{r['m']}x{r['n']} lda {r['lda']} off {r['offsets'].replace(' ', '')}", r["op"]), "cuBLAS",
                     number(r["cold µs"]))
@@ -77,7 +77,7 @@ def main():
             for r in rows:
                 if "types" in r:
                     types = "f32" if r["types"] == "f32" else r["types"][-4:-1]
-                    shape = f"{r['batch']} x {r['m']}x{r['n']}"
+                    shape = batch_shape(r['batch'], r['m'], r['n'])
                     key, text = (shape, r["op"], types), f"{types} | {shape} | {r['op']}"
                     ours, kernel = number(r["µs"]), r["kernel"]
                 else:

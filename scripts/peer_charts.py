@@ -16,6 +16,11 @@ INPUT_BYTES = 1 << 28
 ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "u8": 1, "i32": 4}
 
 
+def batch_shape(batch, m, n):
+    """A batched gemv's shape as torch_peers.py writes it and the tables key it: 'B x MxN'."""
+    return f"{batch} x {m}x{n}"
+
+
 def tables(path):
     """Every markdown table in `path`: (title of the section above it, header, rows)."""
     out, title, header, rows = [], "", None, []
@@ -189,15 +194,15 @@ def axis_keys():
 def gemv_keys():
     def ours(r):
         t = "f32" if r.get("types") == "f32" else "bf16" if "(TST)" in r.get("types", "") else None
-        return (f"{r['batch']} x {r['m']}x{r['n']}", r["op"], t) if t else None
+        return (batch_shape(r['batch'], r['m'], r['n']), r["op"], t) if t else None
 
     def native(r):
         if "call" not in r:
-            return (f"{r['batch']} x {r['m']}x{r['n']}", r["op"], "f32") if "batch" in r else None
+            return (batch_shape(r['batch'], r['m'], r['n']), r["op"], "f32") if "batch" in r else None
         if r["section"].startswith("native: f16"):
             return None
         if "TST" in r["call"] or "GemmEx" in r["call"]:
-            return (f"{r['batch']} x {r['m']}x{r['n']}", r["op"], "bf16")
+            return (batch_shape(r['batch'], r['m'], r['n']), r["op"], "bf16")
         return None
 
     def torch(r):

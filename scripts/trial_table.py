@@ -16,7 +16,7 @@ import re
 import sys
 
 from gemv_table import peers as gemv_peers
-from peer_charts import tables
+from peer_charts import batch_shape, tables
 
 
 def main(dirs, peer_dir=None):
@@ -41,7 +41,7 @@ def main(dirs, peer_dir=None):
     for k in sorted(cells):
         row = " | ".join(" / ".join(cells[k][c]) for c in cols)
         if others is not None:
-            times = [t for t in others.get((f"{k[0]} x {k[1]}x{k[2]}", "T", k[3]), {}).values() if t]
+            times = [t for t in others.get((batch_shape(*k[:3]), "T", k[3]), {}).values() if t]
             row += f" | {min(times):.1f}" if times else " | -"
         print(f"| {k[0]} × {k[1]} × {k[2]} | {k[3]} | {row} |")
 
