@@ -149,6 +149,21 @@ const ONE_SPLIT_MIN_LANES: usize = 2;
 /// part of the call.
 const ONE_SPLIT_MAX_ROWS_PER_THREAD: usize = 64;
 
+/// Splits of one problem at most where a whole wave of more than [`SHORT_WALK_MANY_SPLITS`]
+/// would leave each thread fewer than [`SHORT_WALK_ROWS_PER_THREAD`] rows:
+/// [`short_walk_split_plan`].
+const SHORT_WALK_MAX_SPLITS: usize = 8;
+
+/// Splits of a whole wave above which short walks take [`SHORT_WALK_MAX_SPLITS`]: 32 measured
+/// (4096², 14336 × 4096). 4096 × 14336 keeps its 9 splits of 57 rows a thread: half a wave
+/// there (4 splits, or 2 at 16 threads a row) was 0.5–2% slower.
+const SHORT_WALK_MANY_SPLITS: usize = 16;
+
+/// Rows per thread below which a whole wave of splits walks too short for its hand-off: at 16
+/// and 56 (4096², 14336 × 4096) half a wave in 8 splits was faster, at 224 and 488 (28672 ×
+/// 8192, 128256 × 4096) slower.
+const SHORT_WALK_ROWS_PER_THREAD: usize = 64;
+
 /// One split of [`ONE_SPLIT_TILES`] narrow tiles per problem, where the problems' tiles alone
 /// give every SM a block and fit one wave of `wave` blocks, each thread walking at most
 /// [`ONE_SPLIT_MAX_ROWS_PER_THREAD`] rows: no hand-off across blocks (fence, ticket, the last
@@ -178,14 +193,26 @@ fn one_split_plan(m: usize, n: usize, batch: usize, sm_count: u32, wave: usize) 
 /// splits would not fill the wave (few rows), narrower tiles (down to [`MIN_COLUMN_LANES`])
 /// take the place of splits: as many blocks, without the fold across blocks (a fence, a ticket
 /// and a pass over the partials at the end of the launch). Where that still splits rows,
-/// [`one_split_plan`] takes its place when it applies.
+/// [`one_split_plan`] takes its place when it applies, else [`short_walk_split_plan`].
 pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, blocks_per_sm: u32) -> VectorColumnsPlan {
-    let block = SGEMV_BATCHED_BLOCK as usize;
     let wave = (sm_count as usize * blocks_per_sm.max(1) as usize).max(1);
+    let plan = whole_wave_plan(m, n, batch, wave);
+    if plan.splits > 1 {
+        if let Some(plan) = one_split_plan(m, n, batch, sm_count, wave) {
+            return plan;
+        }
+        if let Some(plan) = short_walk_split_plan(m, n, batch, sm_count, &plan) {
+            return plan;
+        }
+    }
+    plan
+}
+
+/// [`vector_columns_plan`] before [`one_split_plan`] and [`short_walk_split_plan`]: tiles and
+/// splits for one wave of `wave` blocks.
+fn whole_wave_plan(m: usize, n: usize, batch: usize, wave: usize) -> VectorColumnsPlan {
     let tiles_of = |lanes: usize| div_ceil(n, 8 * lanes).max(1);
-    // The most splits of m rows giving each of a block's row groups `rows` rows a thread.
-    let max_splits_of = |lanes: usize, rows: usize| (m / ((block / lanes) * rows)).max(1);
-    let narrowing_splits = |lanes: usize| max_splits_of(lanes, MIN_ROWS_PER_THREAD);
+    let narrowing_splits = |lanes: usize| max_splits(m, lanes, MIN_ROWS_PER_THREAD);
     let mut lanes = (n / 8).max(1).next_power_of_two().min(MAX_COLUMN_LANES);
     while lanes > MIN_COLUMN_LANES
         && narrowing_splits(lanes) > 1
@@ -195,20 +222,57 @@ pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, bloc
     }
     let tiles = tiles_of(lanes);
     let base = batch.saturating_mul(tiles).max(1);
-    let max_splits = max_splits_of(lanes, MIN_SPLIT_ROWS_PER_THREAD);
-    let splits = (wave / base).clamp(1, max_splits);
-    let mut rows_per_split = div_ceil(m, splits).max(1);
-    let pass = (block / lanes) * SGEMV_BATCHED_ROWS;
+    let splits = (wave / base).clamp(1, max_splits(m, lanes, MIN_SPLIT_ROWS_PER_THREAD));
+    split_plan(m, batch, lanes, tiles, splits)
+}
+
+/// The most splits of m rows giving each of a block's row groups (`lanes` threads each) `rows`
+/// rows a thread; at least one.
+fn max_splits(m: usize, lanes: usize, rows: usize) -> usize {
+    (m / ((SGEMV_BATCHED_BLOCK as usize / lanes) * rows)).max(1)
+}
+
+/// `batch` problems' m rows in about `splits` splits of whole tiles `8 · lanes` columns wide,
+/// a split rounded up to whole passes of the block (`SGEMV_BATCHED_ROWS` rows per row group)
+/// where its tail would fill more than [`SPLIT_TAIL_PARTS`] says.
+fn split_plan(m: usize, batch: usize, lanes: usize, tiles: usize, splits: usize) -> VectorColumnsPlan {
+    let mut rows_per_split = div_ceil(m, splits.max(1)).max(1);
+    let pass = (SGEMV_BATCHED_BLOCK as usize / lanes) * SGEMV_BATCHED_ROWS;
     if splits > 1 && rows_per_split % pass > pass / SPLIT_TAIL_PARTS {
         rows_per_split = div_ceil(rows_per_split, pass) * pass;
     }
     let splits = div_ceil(m, rows_per_split).max(1);
-    if splits > 1 {
-        if let Some(plan) = one_split_plan(m, n, batch, sm_count, wave) {
-            return plan;
-        }
+    let grid = batch.saturating_mul(tiles).max(1).saturating_mul(splits);
+    VectorColumnsPlan { lanes, rows_per_split, splits, tiles, grid }
+}
+
+/// One problem whose whole wave of more than [`SHORT_WALK_MANY_SPLITS`] splits leaves each
+/// thread fewer than [`SHORT_WALK_ROWS_PER_THREAD`] rows takes [`SHORT_WALK_MAX_SPLITS`]
+/// splits at most, its tiles halved in width while the grid would leave an SM without a
+/// block: fewer, longer walks and fewer partials for the last block of a tile to fold. On an
+/// H100, 4096² and 14336 × 4096 in halves went from 32 threads a row in 32 splits (512 blocks)
+/// to 16 threads a row in 8 splits (256 blocks): 15.9–16.0 → 15.3–15.4 µs and 42.5–42.8 →
+/// 41.9–42.1. Longer walks keep the whole wave: 128256 × 4096 at 16 threads and 8 splits was
+/// 1% slower, 28672 × 8192 0.5% (tuning log, Op::T plans on the Llama shapes). Batches keep
+/// their plan: 32 × 4096 × 128 f32 at 8 splits instead of 16 was 2% slower.
+fn short_walk_split_plan(
+    m: usize,
+    n: usize,
+    batch: usize,
+    sm_count: u32,
+    whole_wave: &VectorColumnsPlan,
+) -> Option<VectorColumnsPlan> {
+    let rows_per_thread = whole_wave.rows_per_split / (SGEMV_BATCHED_BLOCK as usize / whole_wave.lanes);
+    if batch != 1 || whole_wave.splits <= SHORT_WALK_MANY_SPLITS || rows_per_thread >= SHORT_WALK_ROWS_PER_THREAD {
+        return None;
     }
-    VectorColumnsPlan { lanes, rows_per_split, splits, tiles, grid: base.saturating_mul(splits) }
+    let tiles_of = |lanes: usize| div_ceil(n, 8 * lanes).max(1);
+    let mut lanes = whole_wave.lanes;
+    while lanes > MIN_COLUMN_LANES && tiles_of(lanes) * SHORT_WALK_MAX_SPLITS <= sm_count as usize {
+        lanes /= 2;
+    }
+    let splits = SHORT_WALK_MAX_SPLITS.min(max_splits(m, lanes, MIN_SPLIT_ROWS_PER_THREAD));
+    Some(split_plan(m, 1, lanes, tiles_of(lanes), splits))
 }
 
 #[cfg(test)]
@@ -315,16 +379,54 @@ mod tests {
         let p = vector_columns_plan(4096, 14336, 1, 132, 2);
         assert_eq!((p.lanes, p.tiles, p.splits), (32, 56, 264 / 56));
         assert_eq!(p.grid, 56 * p.splits);
-        let p = vector_columns_plan(4096, 4096, 1, 132, 4);
-        // 33 splits of 125 rows would end each thread on 3–4 rows loaded one at a time: 32
-        // splits of 128 rows are four whole passes of the block's eight row groups (32 rows).
-        assert_eq!((p.lanes, p.tiles, p.splits, p.rows_per_split), (32, 16, 32, 128));
-        // 14336 × 4096: 33 splits of 435 rows (a tail of 19) → 32 of 448; 4096 × 14336: 9
-        // splits of 456 rows keep their tail of 8, a quarter of a pass.
-        let p = vector_columns_plan(14336, 4096, 1, 132, 4);
-        assert_eq!((p.splits, p.rows_per_split), (32, 448));
+        // Whole waves of splits: 33 splits of 125 rows would end each thread on 3–4 rows loaded
+        // one at a time; 32 splits of 128 rows are four whole passes of the block's eight row
+        // groups (32 rows).
+        let whole = split_plan(4096, 1, 32, 16, 33);
+        assert_eq!((whole.splits, whole.rows_per_split, whole.grid), (32, 128, 512));
+        // 14336 × 4096: 33 splits of 435 rows (a tail of 19) → 32 of 448.
+        assert_eq!(split_plan(14336, 1, 32, 16, 33).rows_per_split, 448);
+        // Those walk 16 and 56 rows a thread: at most 8 splits instead, 16 threads a row so that
+        // every SM has a block (128 blocks of 32 threads a row would not).
+        for &(m, rows) in [(4096, 512), (14336, 1792)].iter() {
+            let p = vector_columns_plan(m, 4096, 1, 132, 4);
+            assert_eq!((p.lanes, p.tiles, p.splits, p.rows_per_split, p.grid), (16, 32, 8, rows, 256), "{}", m);
+        }
+        // Longer walks keep the whole wave: 128256 × 4096 (488 rows a thread), 28672 × 8192.
+        let p = vector_columns_plan(128256, 4096, 1, 132, 4);
+        assert_eq!((p.lanes, p.splits, p.rows_per_split), (32, 33, 3904));
+        assert_eq!(vector_columns_plan(28672, 8192, 1, 132, 4).splits, 16);
+        // tests/gpu_gemv_half.rs reaches this plan: 5000 × 2048 at 8 threads a row (16 would
+        // give 128 blocks), 8 splits of 640 rows (625 rounded up to whole passes).
+        let p = vector_columns_plan(5000, 2048, 1, 132, 4);
+        assert_eq!((p.lanes, p.tiles, p.splits, p.rows_per_split), (8, 32, 8, 640));
+        // Batches keep theirs: 32 heads of 4,096 × 128, 16 rows a thread in 16 splits.
+        assert_eq!(vector_columns_plan(4096, 128, 32, 132, 4).splits, 16);
+        // Single matrices around those: every plan covers the rows and columns once, splits keep
+        // MIN_SPLIT_ROWS_PER_THREAD rows a thread, and short walks take at most
+        // SHORT_WALK_MAX_SPLITS splits, every SM a block.
+        let mut short = 0;
+        for &m in [1000usize, 1088, 2112, 4096, 5000, 9000, 14336, 33000, 128256].iter() {
+            for &n in [1024usize, 2048, 2056, 4096, 8192, 14336].iter() {
+                let p = vector_columns_plan(m, n, 1, 132, 4);
+                let at = format!("{} x {}: {:?}", m, n, p);
+                assert!(p.lanes >= MIN_COLUMN_LANES && p.lanes.is_power_of_two(), "{}", at);
+                assert!(p.tiles * 8 * p.lanes >= n && (p.tiles - 1) * 8 * p.lanes < n, "{}", at);
+                assert!(p.splits * p.rows_per_split >= m && (p.splits - 1) * p.rows_per_split < m, "{}", at);
+                assert_eq!(p.grid, p.tiles * p.splits, "{}", at);
+                let pass_rows = (SGEMV_BATCHED_BLOCK as usize / p.lanes) * MIN_SPLIT_ROWS_PER_THREAD;
+                assert!(p.splits == 1 || p.rows_per_split >= pass_rows, "{}", at);
+                if short_walk_split_plan(m, n, 1, 132, &whole_wave_plan(m, n, 1, 528)).is_some() {
+                    assert!(p.splits <= SHORT_WALK_MAX_SPLITS && p.grid > 132, "{}", at);
+                    short += 1;
+                }
+            }
+        }
+        assert!(short >= 5, "the sweep reaches short walks: {}", short);
+        // 4096 × 14336: 9 splits of 456 rows keep their tail of 8, a quarter of a pass, and
+        // their whole wave (57 rows a thread, but only 9 splits).
         let p = vector_columns_plan(4096, 14336, 1, 132, 4);
-        assert_eq!((p.splits, p.rows_per_split), (9, 456));
+        assert_eq!((p.lanes, p.tiles, p.splits, p.rows_per_split), (32, 56, 9, 456));
         assert!(8 * p.lanes <= SGEMV_BATCHED_BLOCK as usize);
         // Enough tiles alone: one split, no partials.
         assert_eq!(vector_columns_plan(8192, 8, 1000, 132, 4).splits, 1);
