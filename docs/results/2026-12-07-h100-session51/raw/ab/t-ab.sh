@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A/B of short_walk_split_plan: main's bundle (b/) against the candidate's (bundle-next.tar.xz,
+# carried, unpacked in b/next/) on the three Llama Op::T shapes whose plan changes, three
+# interleaved rounds (round 2 candidate first), `hgemv` section, chained timing; after round 2
+# the candidate's gemv tests and cuBLAS on the Llama shapes (native_peers.cu, hgemv section),
+# round 3 last.
+# Compare: python3 scripts/bench_ab.py --a O/old-* --b O/new-*
+O=$1; mkdir -p "$O"
+export REQUIRE_GPU=1 BENCH_TIMING=chained
+mkdir -p next && tar -C next -xJf ../bundle-next.tar.xz || exit 1
+SHAPES=(1x4096x4096 1x14336x4096 1x4096x14336)
+one() { # tag bench round shape
+  BENCH_GEMV_SHAPE=$4 $2 hgemv > "$O/$1-$4-r$3.md" 2>&1 || echo "FAIL $1 r$3 $4"
+}
+round() { # round
+  for s in "${SHAPES[@]}"; do
+    if [ $1 = 2 ]; then one new ./next/bin/bench $1 $s; one old ./bin/bench $1 $s
+    else one old ./bin/bench $1 $s; one new ./next/bin/bench $1 $s; fi
+  done
+  echo "round $1 done at $SECONDS s"
+}
+round 1; round 2
+for t in gpu_gemv_half gpu_sgemv_batched; do
+  ./next/tests/$t --test-threads=4 > "$O/test-$t.log" 2>&1; echo "$t rc=$?"; tail -2 "$O/test-$t.log"
+done
+{ grep -v ',attention$' data/gemv_shapes.csv; } > "$O/llama_shapes.csv"
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+/usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas \
+  && ./native_peers --shapes data/sgemv_shapes.csv --axis-shapes data/axis_shapes.csv \
+       --gemv "$O/llama_shapes.csv" hgemv > "$O/native.md" 2>&1
+echo "native rc=$? at $SECONDS s"
+round 3
