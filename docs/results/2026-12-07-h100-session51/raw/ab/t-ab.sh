@@ -3,7 +3,8 @@
 # carried, unpacked in b/next/) on the three Llama Op::T shapes whose plan changes, three
 # interleaved rounds (round 2 candidate first), `hgemv` section, chained timing; after round 2
 # the candidate's gemv tests and cuBLAS on the Llama shapes (native_peers.cu, hgemv section),
-# round 3 last.
+# round 3, then, where Nsight Compute is installed, a profile of one 4096² Op::T call of ours
+# and of cuBLAS's gemv kernels on 4096² (throughput, memory and occupancy sections).
 # Compare: python3 scripts/bench_ab.py --a O/old-* --b O/new-*
 O=$1; mkdir -p "$O"
 export REQUIRE_GPU=1 BENCH_TIMING=chained
@@ -30,3 +31,13 @@ cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d 
        --gemv "$O/llama_shapes.csv" hgemv > "$O/native.md" 2>&1
 echo "native rc=$? at $SECONDS s"
 round 3
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+if [ -z "$NCU" ]; then echo "profile: no ncu, skipped"; exit 0; fi
+SECTIONS=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats)
+BENCH_GEMV_SHAPE=1x4096x4096 "$NCU" -k regex:gemv_bf16_bf16_bf16_tv -c 1 "${SECTIONS[@]}" \
+  ./next/bin/bench hgemv > "$O/ncu-ours-4096.txt" 2>&1
+echo "profile ours rc=$? at $SECONDS s"
+{ grep '^batch' "$O/llama_shapes.csv"; grep '^1,4096,4096,' "$O/llama_shapes.csv"; } > "$O/one_shape.csv"
+"$NCU" -k regex:'gemv|gemm|Gemv|Gemm' -c 24 "${SECTIONS[@]}" ./native_peers --shapes data/sgemv_shapes.csv \
+  --axis-shapes data/axis_shapes.csv --gemv "$O/one_shape.csv" hgemv > "$O/ncu-cublas-4096.txt" 2>&1
+echo "profile cuBLAS rc=$? at $SECONDS s"
