@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A/B of short_walk_split_plan: main's bundle (b/) against the candidate's (bundle-next.tar.xz,
-# carried, unpacked in b/next/) on the three Llama Op::T shapes whose plan changes, three
-# interleaved rounds (round 2 candidate first), `hgemv` section, chained timing; after round 2
-# the candidate's gemv tests and cuBLAS on the Llama shapes (native_peers.cu, hgemv section),
-# round 3, then, where Nsight Compute is installed, a profile of one 4096² Op::T call of ours
-# and of cuBLAS's gemv kernels on 4096² (throughput, memory and occupancy sections).
+# carried, unpacked in b/next/) on the three Llama Op::T shapes whose plan changes, two
+# interleaved rounds (round 2 candidate first), `hgemv` section, chained timing; then the
+# candidate's gemv tests, cuBLAS on the Llama shapes (native_peers.cu, hgemv section), the
+# trial of eight rows in flight where its cubin was carried, and, where Nsight Compute is
+# installed, a profile of one 4096² Op::T call of ours and of cuBLAS's gemv kernels on 4096²
+# (throughput, memory and occupancy sections).
 # Compare: python3 scripts/bench_ab.py --a O/old-* --b O/new-*
 O=$1; mkdir -p "$O"
 export REQUIRE_GPU=1 BENCH_TIMING=chained
@@ -30,7 +31,20 @@ cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d 
   && ./native_peers --shapes data/sgemv_shapes.csv --axis-shapes data/axis_shapes.csv \
        --gemv "$O/llama_shapes.csv" hgemv > "$O/native.md" 2>&1
 echo "native rc=$? at $SECONDS s"
-round 3
+# Where rows8/kernels.sm_90.cubin is there (EXTRA=extra-rows8.tar.xz: trial-rows8.diff's SASS,
+# eight rows of 16-byte loads in flight a thread in the `_tv` entries): the candidate's bench on
+# its own images against the same bench on that cubin, the Op::T shapes below cuBLAS and two
+# long ones, two interleaved rounds. Compare: bench_ab.py --a O/img-* --b O/rows8-*
+if [ -f rows8/kernels.sm_90.cubin ]; then
+  for r in 1 2; do
+    for s in 1x4096x4096 1x14336x4096 64x4096x64 32x4096x128 32x4096x64 64x32768x128 1x128256x4096; do
+      BENCH_GEMV_SHAPE=$s ./next/bin/bench batched hgemv > "$O/img-$s-r$r.md" 2>&1 || echo "FAIL img r$r $s"
+      BENCH_GEMV_SHAPE=$s ./next/bin/bench --cubin rows8/kernels.sm_90.cubin batched hgemv \
+        > "$O/rows8-$s-r$r.md" 2>&1 || echo "FAIL rows8 r$r $s"
+    done
+    echo "rows8 round $r done at $SECONDS s"
+  done
+fi
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
 if [ -z "$NCU" ]; then echo "profile: no ncu, skipped"; exit 0; fi
 SECTIONS=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats)
