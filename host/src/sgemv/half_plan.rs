@@ -175,7 +175,7 @@ fn one_split_plan(m: usize, n: usize, batch: usize, sm_count: u32, wave: usize) 
     if lanes > MAX_COLUMN_LANES {
         return None;
     }
-    let tiles = div_ceil(n, 8 * lanes);
+    let tiles = column_tiles(n, lanes);
     let grid = batch.saturating_mul(tiles);
     let rows_per_thread = div_ceil(m, SGEMV_BATCHED_BLOCK as usize / lanes);
     let fits = tiles == ONE_SPLIT_TILES
@@ -211,19 +211,23 @@ pub fn vector_columns_plan(m: usize, n: usize, batch: usize, sm_count: u32, bloc
 /// [`vector_columns_plan`] before [`one_split_plan`] and [`short_walk_split_plan`]: tiles and
 /// splits for one wave of `wave` blocks.
 fn whole_wave_plan(m: usize, n: usize, batch: usize, wave: usize) -> VectorColumnsPlan {
-    let tiles_of = |lanes: usize| div_ceil(n, 8 * lanes).max(1);
     let narrowing_splits = |lanes: usize| max_splits(m, lanes, MIN_ROWS_PER_THREAD);
     let mut lanes = (n / 8).max(1).next_power_of_two().min(MAX_COLUMN_LANES);
     while lanes > MIN_COLUMN_LANES
         && narrowing_splits(lanes) > 1
-        && batch.saturating_mul(tiles_of(lanes)).saturating_mul(narrowing_splits(lanes)) < wave
+        && batch.saturating_mul(column_tiles(n, lanes)).saturating_mul(narrowing_splits(lanes)) < wave
     {
         lanes /= 2;
     }
-    let tiles = tiles_of(lanes);
+    let tiles = column_tiles(n, lanes);
     let base = batch.saturating_mul(tiles).max(1);
     let splits = (wave / base).clamp(1, max_splits(m, lanes, MIN_SPLIT_ROWS_PER_THREAD));
     split_plan(m, batch, lanes, tiles, splits)
+}
+
+/// Column tiles of `8 · lanes` columns over n columns; at least one.
+fn column_tiles(n: usize, lanes: usize) -> usize {
+    div_ceil(n, 8 * lanes).max(1)
 }
 
 /// The most splits of m rows giving each of a block's row groups (`lanes` threads each) `rows`
@@ -266,13 +270,12 @@ fn short_walk_split_plan(
     if batch != 1 || whole_wave.splits <= SHORT_WALK_MANY_SPLITS || rows_per_thread >= SHORT_WALK_ROWS_PER_THREAD {
         return None;
     }
-    let tiles_of = |lanes: usize| div_ceil(n, 8 * lanes).max(1);
     let mut lanes = whole_wave.lanes;
-    while lanes > MIN_COLUMN_LANES && tiles_of(lanes) * SHORT_WALK_MAX_SPLITS <= sm_count as usize {
+    while lanes > MIN_COLUMN_LANES && column_tiles(n, lanes) * SHORT_WALK_MAX_SPLITS <= sm_count as usize {
         lanes /= 2;
     }
     let splits = SHORT_WALK_MAX_SPLITS.min(max_splits(m, lanes, MIN_SPLIT_ROWS_PER_THREAD));
-    Some(split_plan(m, 1, lanes, tiles_of(lanes), splits))
+    Some(split_plan(m, 1, lanes, column_tiles(n, lanes), splits))
 }
 
 #[cfg(test)]
