@@ -2,7 +2,7 @@
 # A/B of short_walk_split_plan: main's bundle (b/) against the candidate's (bundle-next.tar.xz,
 # carried, unpacked in b/next/) on the three Llama Op::T shapes whose plan changes, two
 # interleaved rounds (round 2 candidate first), `hgemv` section, chained timing; then the
-# candidate's gemv tests, cuBLAS on the Llama shapes (native_peers.cu, hgemv section), the
+# candidate's gemv tests, cuBLAS on the hgemv section (the runner's native stage), the
 # trial of eight rows in flight where its cubin was carried, and, where Nsight Compute is
 # installed, a profile of one 4096² Op::T call of ours and of cuBLAS's gemv kernels on 4096²
 # (throughput, memory and occupancy sections).
@@ -25,11 +25,8 @@ round 1; round 2
 for t in gpu_gemv_half gpu_sgemv_batched; do
   ./next/tests/$t --test-threads=4 > "$O/test-$t.log" 2>&1; echo "$t rc=$?"; tail -2 "$O/test-$t.log"
 done
-{ grep -v ',attention$' data/gemv_shapes.csv; } > "$O/llama_shapes.csv"
-cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
-/usr/local/cuda/bin/nvcc -O3 -std=c++17 -arch="sm_${cc:-90}" -o native_peers native_peers.cu -lcublas \
-  && ./native_peers --shapes data/sgemv_shapes.csv --axis-shapes data/axis_shapes.csv \
-       --gemv "$O/llama_shapes.csv" hgemv > "$O/native.md" 2>&1
+# The runner's native stage (it builds ./native_peers here), its hgemv tables in $O/native.md.
+BENCH_SECTIONS=hgemv BENCH_OUT="$O" ./run.sh native > "$O/native.log" 2>&1
 echo "native rc=$? at $SECONDS s"
 # Where rows8/kernels.sm_90.cubin is there (EXTRA=extra-rows8.tar.xz: trial-rows8.diff's SASS,
 # eight rows of 16-byte loads in flight a thread in the `_tv` entries): the candidate's bench on
@@ -51,7 +48,7 @@ SECTIONS=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occu
 BENCH_GEMV_SHAPE=1x4096x4096 "$NCU" -k regex:gemv_bf16_bf16_bf16_tv -c 1 "${SECTIONS[@]}" \
   ./next/bin/bench hgemv > "$O/ncu-ours-4096.txt" 2>&1
 echo "profile ours rc=$? at $SECONDS s"
-{ grep '^batch' "$O/llama_shapes.csv"; grep '^1,4096,4096,' "$O/llama_shapes.csv"; } > "$O/one_shape.csv"
+{ grep '^batch' data/gemv_shapes.csv; grep '^1,4096,4096,' data/gemv_shapes.csv; } > "$O/one_shape.csv"
 "$NCU" -k regex:'gemv|gemm|Gemv|Gemm' -c 24 "${SECTIONS[@]}" ./native_peers --shapes data/sgemv_shapes.csv \
   --axis-shapes data/axis_shapes.csv --gemv "$O/one_shape.csv" hgemv > "$O/ncu-cublas-4096.txt" 2>&1
 echo "profile cuBLAS rc=$? at $SECONDS s"
